@@ -1,0 +1,124 @@
+"""Time exact MDAV against a plain numpy baseline; print a table (and peak memory).
+
+    python benchmarks/bench_mdav.py            # n = 10^3, 10^4, 10^5 (+ the benchmark data sets)
+    python benchmarks/bench_mdav.py --million  # also n = 10^6 (a few minutes)
+
+Data: standardized N(0, I), d = 10, k = 3, MDAV-generic. The baseline is the
+textbook numpy MDAV (full distance vectors over the remaining records for every
+query); it is timed only up to --baseline-max records (default 10^5) because it
+is quadratic. Both produce the same labels, which is checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numba
+import numpy as np
+
+import microagg as ma
+
+
+def numpy_mdav(Z: np.ndarray, k: int) -> np.ndarray:
+    """MDAV-generic in plain numpy (the baseline): fancy indexing over the remaining records."""
+    n, d = Z.shape
+    labels = np.full(n, -1)
+    rem = np.arange(n)
+    S = Z.sum(axis=0)
+    g = 0
+
+    def dist(q):
+        acc = np.zeros(len(rem))
+        for t in range(d):
+            acc += (Z[rem, t] - q[t]) ** 2
+        return acc
+
+    def take(q):
+        nonlocal rem, g, S
+        dq = dist(q)
+        members = rem[np.lexsort((rem, dq))[:k]]
+        labels[members] = g
+        S = S - Z[np.sort(members)].sum(axis=0)
+        rem = rem[labels[rem] < 0]
+        g += 1
+
+    while len(rem) >= 3 * k:
+        r = rem[np.argmax(dist(S / len(rem)))]
+        s = rem[np.argmax(dist(Z[r]))]
+        take(Z[r])
+        take(Z[s])
+    if len(rem) >= 2 * k:
+        take(Z[rem[np.argmax(dist(S / len(rem)))]])
+    labels[rem] = g
+    return labels
+
+
+def timed(f, *args):
+    t0 = time.perf_counter()
+    out = f(*args)
+    return time.perf_counter() - t0, out
+
+
+def child(n: int) -> None:
+    """One size in a fresh process: time and peak resident memory of microagg's MDAV alone."""
+    Z = np.random.default_rng(0).standard_normal((n, 10))
+    ma.partition.mdav(Z[:50], 3)  # load the compiled kernel first
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t, lab = timed(ma.partition.mdav, Z, 3)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    np.save(sys.argv[-1], lab)
+    print(json.dumps({"t": t, "extra_mb": (peak - before) / 1024, "data_mb": Z.nbytes / 2**20}))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--million", action="store_true", help="also time n = 10^6")
+    ap.add_argument("--baseline-max", type=int, default=100_000)
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("labels_out", nargs="?", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child(args.child)
+
+    print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
+          f"python {platform.python_version()}, numba threads {numba.get_num_threads()}")
+    t_compile, _ = timed(ma.partition.mdav, np.random.default_rng(0).standard_normal((50, 3)), 3)
+    print(f"first call (kernel compile or cache load): {t_compile:.2f} s\n")
+
+    print("| data | n | d | k | microagg (s) | numpy baseline (s) | ratio | peak memory beyond the data (MB) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in ("tarragona", "census", "eia"):
+        Z = ma.standardize(ma.load_dataset(name))
+        t, lab = timed(ma.partition.mdav, Z, 3)
+        tb, labb = timed(numpy_mdav, Z, 3)
+        assert np.array_equal(lab, labb)
+        print(f"| {name} | {len(Z)} | {Z.shape[1]} | 3 | {t:.4f} | {tb:.3f} | {tb / t:.0f}× | |")
+    sizes = [10**3, 10**4, 10**5] + ([10**6] if args.million else [])
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = f"{tmp}/labels.npy"
+            res = subprocess.run([sys.executable, __file__, "--child", str(n), out], capture_output=True, text=True,
+                                 check=True)
+            info = json.loads(res.stdout.strip().splitlines()[-1])
+            lab = np.load(out)
+        t, peak = info["t"], info["extra_mb"]
+        if n <= args.baseline_max:
+            Z = np.random.default_rng(0).standard_normal((n, 10))
+            tb, labb = timed(numpy_mdav, Z, 3)
+            assert np.array_equal(lab, labb)
+            base, ratio = f"{tb:.2f}", f"{tb / t:.0f}×"
+        else:
+            base, ratio = "—", "—"
+        print(f"| N(0, I) | {n} | 10 | 3 | {t:.3f} | {base} | {ratio} | {peak:.0f} (data: {info['data_mb']:.0f}) |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

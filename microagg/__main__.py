@@ -1,0 +1,7 @@
+"""``python -m microagg``: see ``microagg.cli``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

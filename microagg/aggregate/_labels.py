@@ -1,0 +1,29 @@
+"""Label checks shared by the aggregators and metrics."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import MicroaggError
+
+
+def check_labels(labels, n: int, k: int | None = None, d: int | None = None) -> np.ndarray:
+    """Labels as consecutive group ids 0..m-1: shape (n,) or, if ``d`` is given, (n, d).
+
+    Any integer ids are accepted and renumbered in increasing order of their value;
+    with ``k``, every group must have at least ``k`` records.
+    """
+    lab = np.asarray(labels)
+    if lab.ndim == 2 and d is not None and lab.shape == (n, d):
+        return np.column_stack([check_labels(lab[:, t], n, k) for t in range(d)])
+    if lab.ndim != 1 or lab.shape[0] != n:
+        raise MicroaggError(f"labels must have one entry per record (shape ({n},)); got shape {lab.shape}.")
+    if n and not np.issubdtype(lab.dtype, np.integer):
+        if not (np.issubdtype(lab.dtype, np.floating) and np.all(np.isfinite(lab)) and np.all(lab == np.round(lab))):
+            raise MicroaggError(f"labels must be integers; got dtype {lab.dtype}.")
+    _, inverse, counts = np.unique(lab, return_inverse=True, return_counts=True)
+    if k is not None and counts.size and counts.min() < k:
+        small = int((counts < k).sum())
+        raise MicroaggError(f"labels: {small} group(s) have fewer than k = {k} records "
+                            f"(smallest: {counts.min()}); a k-anonymous partition is required.")
+    return inverse.astype(np.int64).reshape(n)

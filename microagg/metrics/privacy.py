@@ -1,0 +1,98 @@
+"""Personalized privacy (seed 000 §4): thresholds Δ, weights w and the satisfaction level SL (Eq. 13).
+
+Δ and w are shared by SL and by P3M aggregation, so their accepted forms live here:
+
+* ``delta``: a scalar, one value per attribute (d,), or one per cell (n, d), in z units,
+  all >= 0; with ``relative=True`` the cell threshold is ``delta * |x|`` (seed 000 §5.1).
+* ``w``: a scalar, one value per record (n,), or one per cell (n, d), in [0, 1) — or
+  ``"random"``: seed 000 Table 3's ``w = rand`` under MATLAB ``rng(seed)``, which is
+  ``numpy.random.RandomState(seed).rand(d, n).T`` (column-major fill).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import MicroaggError
+from ._arrays import pair
+
+
+def random_weights(n: int, d: int, seed: int = 1) -> np.ndarray:
+    """Seed 000 Table 3's weights: MATLAB ``rng(seed); rand(n, d)`` = ``RandomState(seed).rand(d, n).T``."""
+    return np.random.RandomState(seed).rand(d, n).T
+
+
+def _cells(value, n: int, d: int, name: str) -> np.ndarray:
+    """Broadcast a scalar, a (d,) vector, an (n,) vector or an (n, d) array to n x d floats."""
+    if isinstance(value, (bool, np.bool_)):
+        raise MicroaggError(f"'{name}' must be a number or an array of numbers; got {value!r}.")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise MicroaggError(f"'{name}' must be a number or an array of numbers; got {value!r}.") from None
+    if arr.ndim == 0:
+        out = np.full((n, d), float(arr))
+    elif arr.ndim == 1 and arr.shape[0] == d:
+        out = np.broadcast_to(arr, (n, d)).copy()
+    elif arr.ndim == 1 and arr.shape[0] == n:
+        out = np.repeat(arr[:, None], d, axis=1)
+    elif arr.shape == (n, d):
+        out = arr.copy()
+    else:
+        raise MicroaggError(f"'{name}' must be a scalar, one value per attribute ({d},), per record ({n},) "
+                            f"or per cell ({n}, {d}); got shape {arr.shape}.")
+    if not np.isfinite(out).all():
+        raise MicroaggError(f"'{name}' contains NaN or infinite values.")
+    return out
+
+
+def resolve_delta(delta, Z: np.ndarray, relative: bool = False) -> np.ndarray:
+    """Cell thresholds Δ (n x d, z units) from a scalar / per-attribute / per-cell ``delta``.
+
+    With ``relative``, Δ_i[t] = delta · |x_i[t]| (seed 000 §5.1; Δ enters only as Δ², so the
+    sign of x is irrelevant).
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    out = _cells(delta, n, d, "delta")
+    if (out < 0).any():
+        raise MicroaggError(f"'delta' must be >= 0 (a distance in z units); got a minimum of {out.min():g}.")
+    return out * np.abs(Z) if relative else out
+
+
+def resolve_weights(w, n: int, d: int, seed: int | None = 1, allow_one: bool = False) -> np.ndarray:
+    """Cell weights w (n x d) from a scalar, per-record, per-cell array or ``"random"`` (with ``seed``).
+
+    Weights lie in [0, 1) (P3M eliminates γ by dividing by 1 - w); ``allow_one`` admits 1 for
+    metrics that only weigh cells.
+    """
+    if isinstance(w, str):
+        if w != "random":
+            raise MicroaggError(f"'w' must be a number, an array, or \"random\"; got {w!r}.")
+        if seed is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise MicroaggError(f"'w_seed' must be a non-negative integer for w=\"random\"; got {seed!r}.")
+        return random_weights(n, d, int(seed))
+    out = _cells(w, n, d, "w")
+    top_ok = (out <= 1).all() if allow_one else (out < 1).all()
+    if (out < 0).any() or not top_ok:
+        interval = "[0, 1]" if allow_one else "[0, 1)"
+        raise MicroaggError(f"'w' must lie in {interval}; got values from {out.min():g} to {out.max():g}.")
+    return out
+
+
+def satisfaction_level(Z, Zp, delta=0.1, w=0.001, relative: bool = False, w_seed: int | None = 1) -> float:
+    """SL, the weighted share of cells at least Δ away from their original (seed 000 Eq. 13), in %.
+
+    sl_i[t] = 1 iff Δ_i[t] = 0 or Δ_i[t] <= |x_i[t] - x'_i[t]|; SL = 100 Σ w sl / Σ w (0/0 := 100).
+    Both arrays are in z units; for mean microaggregation seed 000 compares with the
+    renormalized centroids C_j / σ_TC (Eq. 5), which reproduces its Tables 2-3 (PUBLISHED.md §6).
+    """
+    Z, Zp = pair(Z, Zp)
+    n, d = Z.shape
+    D = resolve_delta(delta, Z, relative)
+    W = resolve_weights(w, n, d, w_seed, allow_one=True)
+    sl = (D == 0) | (D <= np.abs(Z - Zp))
+    total = W.sum()
+    return 100.0 if total == 0 else float(100.0 * (W * sl).sum() / total)

@@ -1,0 +1,436 @@
+"""Compiled engine for exact MDAV and its variants (see ``mdav.py`` for the algorithms).
+
+Every decision is taken on exact float64 squared distances, accumulated attribute by
+attribute in column order (``_sqdist``), with the tie rules of FORMULAS §0: among
+equal distances the lowest record index wins, for "nearest" and for "farthest".
+Speed comes from work that never changes those decisions:
+
+* the centroid of the remaining records is a running sum (O(d) per removed record);
+* **farthest from the centroid** scans the records in decreasing distance from an
+  anchor c0 (the centroid when the index was built); since |z - c| <= |z - c0| + |c - c0|
+  and the centroid drifts slowly, the scan stops after a handful of records;
+* **the other queries** (farthest from r, k nearest to r, k nearest to s) stream a
+  compacted, centred, column-major float32 copy of the remaining records through a
+  vectorized pass on all cores (one pass answers both queries about r). The pass
+  only *screens*: every record whose float32 distance lies within a proven rounding
+  margin of the float32 threshold is re-checked in float64, so the chosen records are
+  exactly those of the float64 definition;
+* removed records are blanked (NaN never wins a comparison) and the copy is
+  compacted once a quarter of it is dead (geometric total cost).
+
+Memory is O(n d): the input, one float32 copy and a few length-n vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+GENERIC, CLASSIC, MDAV1, SINGLE = 0, 1, 2, 3
+ROLE_CENTROID, ROLE_OPPOSITE, ROLE_REST = 0, 1, 2
+
+BLOCK = 256            # records per vectorized block of a pass
+PARALLEL_MIN = 32768   # default: remaining records below which a pass runs on one thread
+CAND_CAP = 4096        # screening candidates kept per thread before falling back to a full check
+_U32 = 2.0 ** -24      # unit roundoff of float32
+_U64 = 2.0 ** -53
+
+
+@njit(cache=True, inline="always")
+def _sqdist(A, a, q):
+    """Squared distance from row ``a`` of ``A`` to ``q``, summed attribute by attribute."""
+    s = 0.0
+    for t in range(q.shape[0]):
+        diff = A[a, t] - q[t]
+        s += diff * diff
+    return s
+
+
+# ----------------------------------------------------------------------------- state
+#
+# The screening copy: X (d, cap) float32 holds (z - c0) * scale for the records
+# ids[0:m] (ascending), NaN once removed; pos[i] is the column of record i.
+
+
+@njit(cache=True)
+def _pack(Z, alive, c0):
+    """Centred, power-of-two scaled float32 copy of the live records; returns (X, ids, pos, scale, r2max)."""
+    n, d = Z.shape
+    ids = np.flatnonzero(alive)
+    m = ids.shape[0]
+    big = 0.0
+    for i in ids:
+        for t in range(d):
+            big = max(big, abs(Z[i, t] - c0[t]))
+    scale = 1.0
+    if big > 0.0:
+        scale = 2.0 ** min(1000.0, max(-1000.0, -np.ceil(np.log2(big))))  # exact power of two
+    X = np.empty((d, max(m, 1)), np.float32)
+    pos = np.full(n, -1, np.int64)
+    r2max = 0.0
+    for j in range(m):
+        i = ids[j]
+        pos[i] = j
+        r2 = 0.0
+        for t in range(d):
+            v = (Z[i, t] - c0[t]) * scale
+            X[t, j] = v
+            r2 += v * v
+        r2max = max(r2max, r2)
+    return X, ids, pos, scale, r2max
+
+
+@njit(cache=True)
+def _radial(Z, ids, c0):
+    """Records ``ids`` sorted by decreasing distance to ``c0`` (ties by index) and those distances."""
+    m = ids.shape[0]
+    rho = np.empty(m)
+    for j in range(m):
+        rho[j] = np.sqrt(_sqdist(Z, ids[j], c0))
+    order = np.argsort(-rho, kind="mergesort")
+    return ids[order].copy(), rho[order].copy()
+
+
+# ----------------------------------------------------------------------------- passes
+
+
+@njit(cache=True)
+def _pass_range(X, q, acc, lo, hi, k, mg, far, kbest, cand):
+    """float32 distances of columns lo..hi to ``q`` (into ``acc``) and their screening candidates.
+
+    Keeps the running maximum and the k smallest values (``kbest``, sorted) and
+    records in ``cand`` every column that, when seen, was within ``mg`` of them:
+    a superset of the columns within ``mg`` of the final values (the running
+    maximum only grows and the running k-th smallest only shrinks). Blocks are
+    computed vectorized; a block is inspected record by record only if its
+    extremes can matter. Returns (maximum, candidates recorded); the count
+    exceeds ``cand``'s length when it overflowed. NaN columns never qualify.
+    """
+    d = X.shape[0]
+    loc = np.empty(BLOCK, np.float32)
+    for i in range(k):
+        kbest[i] = np.inf
+    top = -np.inf
+    nc = 0
+    cap = cand.shape[0]
+    for b0 in range(lo, hi, BLOCK):
+        nb = min(hi, b0 + BLOCK) - b0
+        for j in range(nb):
+            loc[j] = 0.0
+        for t in range(d):
+            qt = q[t]
+            row = X[t, b0:b0 + nb]  # slices let LLVM vectorize (no aliasing, unit stride)
+            for j in range(nb):
+                diff = row[j] - qt
+                loc[j] += diff * diff
+        bmin = np.float32(np.inf)
+        bmax = np.float32(-np.inf)
+        out = acc[b0:b0 + nb]
+        for j in range(nb):
+            v = loc[j]
+            out[j] = v
+            if v < bmin:  # comparisons, not min/max: NaN (removed) never counts
+                bmin = v
+            if v > bmax:
+                bmax = v
+        if not (bmin <= kbest[k - 1] + mg or (far and bmax >= top - mg)):
+            continue
+        for j in range(nb):
+            v = np.float64(loc[j])
+            hit = False
+            if v <= kbest[k - 1] + mg:
+                hit = True
+                if v < kbest[k - 1]:
+                    i = k - 1
+                    while i > 0 and v < kbest[i - 1]:
+                        kbest[i] = kbest[i - 1]
+                        i -= 1
+                    kbest[i] = v
+            if far and v >= top - mg:
+                hit = True
+                if v > top:
+                    top = v
+            if hit:
+                if nc < cap:
+                    cand[nc] = b0 + j
+                nc += 1
+    return top, nc
+
+
+@njit(cache=True, parallel=True)
+def _pass_parallel(X, q, acc, m, k, mg, far, chunks, cand):
+    step = (m + chunks - 1) // chunks
+    tops = np.empty(chunks)
+    counts = np.empty(chunks, np.int64)
+    kb = np.empty((chunks, k))
+    for c in prange(chunks):
+        lo = min(m, c * step)
+        tops[c], counts[c] = _pass_range(X, q, acc, lo, min(m, lo + step), k, mg, far, kb[c], cand[c])
+    return tops, counts, kb
+
+
+@njit(cache=True)
+def _decide(Z, ids, acc, j, qz, far, fthr, nthr, fb, bd, bi):
+    """Exact float64 check of column ``j`` if its screened distance qualifies."""
+    v = acc[j]
+    near = v <= nthr
+    farther = far and v >= fthr
+    if not (near or farther):
+        return
+    i = ids[j]
+    s = _sqdist(Z, i, qz)
+    if farther and (s > fb[0] or (s == fb[0] and i < fb[1])):
+        fb[0] = s
+        fb[1] = i
+    k = bd.shape[0]
+    if near and (s < bd[k - 1] or (s == bd[k - 1] and i < bi[k - 1])):
+        p = k - 1
+        while p > 0 and (s < bd[p - 1] or (s == bd[p - 1] and i < bi[p - 1])):
+            bd[p] = bd[p - 1]
+            bi[p] = bi[p - 1]
+            p -= 1
+        bd[p] = s
+        bi[p] = i
+
+
+@njit(cache=True)
+def _screen(Z, X, ids, acc, m, qz, qs, k, mg, far, chunks, cand, pmin):
+    """Exact (farthest record, k nearest records) from ``qz`` among the live columns.
+
+    One float32 pass with the scaled query ``qs`` screens; records within twice the
+    rounding margin ``mg`` of the float32 maximum / k-th smallest distance are
+    decided in float64. The farthest is -1 unless ``far``; the nearest are sorted
+    by (distance, index).
+    """
+    if chunks > 1 and m >= pmin:
+        tops, counts, kb = _pass_parallel(X, qs, acc, m, k, 2.0 * mg, far, chunks, cand)
+    else:
+        tops = np.empty(1)
+        counts = np.empty(1, np.int64)
+        kb = np.empty((1, k))
+        tops[0], counts[0] = _pass_range(X, qs, acc, 0, m, k, 2.0 * mg, far, kb[0], cand[0])
+    fthr = tops.max() - 2.0 * mg
+    nthr = np.sort(kb.ravel())[k - 1] + 2.0 * mg
+    fb = np.array([-1.0, -1.0])
+    bd = np.full(k, np.inf)
+    bi = np.full(k, np.iinfo(np.int64).max)
+    if counts.max() > cand.shape[1]:  # a candidate buffer overflowed: check every column
+        for j in range(m):
+            _decide(Z, ids, acc, j, qz, far, fthr, nthr, fb, bd, bi)
+    else:
+        for c in range(counts.shape[0]):
+            for e in range(counts[c]):
+                _decide(Z, ids, acc, cand[c, e], qz, far, fthr, nthr, fb, bd, bi)
+    return np.int64(fb[1]), bi
+
+
+@njit(cache=True)
+def _margin(q, c0, scale, r2max, zmax2):
+    """Bound on |float32 screening distance - float64 exact distance|, in screening units.
+
+    float32: centring/rounding of both points, the difference, the square and the
+    sum of d terms contribute at most (d + 7) u32 (|x|^2 + |q|^2) * 2.02 (x, q scaled);
+    float64: the exact reference sum itself carries (d + 3) u64 (|z| + |q|)^2 in
+    original units. Both are doubled for safety; the margin only widens the screen.
+    """
+    d = q.shape[0]
+    q2 = 0.0
+    qz2 = 0.0
+    for t in range(d):
+        v = (q[t] - c0[t]) * scale
+        q2 += v * v
+        qz2 += q[t] * q[t]
+    m32 = 2.0 * 2.02 * (d + 7) * _U32 * (r2max + q2) + 1e-30
+    m64 = 2.0 * 2.0 * (d + 3) * _U64 * (zmax2 + qz2) * scale * scale
+    return m32 + m64
+
+
+@njit(cache=True)
+def _scaled_query(q, c0, scale):
+    out = np.empty(q.shape[0], np.float32)
+    for t in range(q.shape[0]):
+        out[t] = (q[t] - c0[t]) * scale
+    return out
+
+
+@njit(cache=True)
+def _farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
+    """First maximum of |z - c| over live records, scanning by decreasing |z - c0|.
+
+    Stops once |z - c0| + |c - c0| (with slack) cannot reach the best distance.
+    Returns (record, new start of the scan).
+    """
+    d = c.shape[0]
+    drift = np.sqrt(_sqdist(c.reshape(1, d), 0, c0))
+    c2 = 0.0
+    for t in range(d):
+        c2 += c[t] * c[t]
+    slack = 4.0 * (d + 3) * _U64 * (zmax2 + c2)
+    while start < rid.shape[0] and not alive[rid[start]]:
+        start += 1
+    best = -1.0
+    bid = -1
+    for j in range(start, rid.shape[0]):
+        i = rid[j]
+        if not alive[i]:
+            continue
+        ub = rrho[j] + drift
+        if bid >= 0 and ub * ub * (1.0 + 1e-12) + slack < best:
+            break
+        s = _sqdist(Z, i, c)
+        if s > best or (s == best and i < bid):
+            best = s
+            bid = i
+    return bid, start
+
+
+# ----------------------------------------------------------------------------- MDAV
+
+
+@njit(cache=True)
+def mdav_kernel(Z, k, variant, trace, chunks, pmin):
+    """Labels of MDAV ``variant`` on standardized ``Z``; with ``trace``, also the steps.
+
+    Returns (labels, seeds, roles, refs, leftovers): for every group in order of
+    formation the record it was grown from (-1 for a final "remaining records"
+    group), the role of that record, and the point it was farthest from (centroid
+    of the remaining records for ROLE_CENTROID, the record r for ROLE_OPPOSITE);
+    without ``trace`` these three are empty. ``leftovers`` are the records (< k)
+    that joined the group with the nearest centroid at the end. Passes over at
+    least ``pmin`` remaining records are split over ``chunks`` threads.
+    """
+    n, d = Z.shape
+    labels = np.full(n, -1, np.int64)
+    alive = np.ones(n, np.bool_)
+    n_live = n
+    S = np.zeros(d)
+    zmax2 = 0.0
+    for i in range(n):
+        r2 = 0.0
+        for t in range(d):
+            S[t] += Z[i, t]
+            r2 += Z[i, t] * Z[i, t]
+        zmax2 = max(zmax2, r2)
+    cap = n // k + 2 if trace else 0
+    seeds = np.empty(cap, np.int64)
+    roles = np.empty(cap, np.int64)
+    refs = np.empty((cap, d))
+    acc = np.empty(n, np.float32)
+    cand = np.empty((max(chunks, 1), CAND_CAP), np.int64)
+
+    c0, pos, rid, rrho, screen = _index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+    dead = 0
+    rstart = 0
+
+    g = 0
+    loop_min = 3 * k if variant == GENERIC else 2 * k
+    while n_live >= loop_min:
+        if 4 * dead > screen[3]:  # compact once a quarter of the copy is dead
+            c0, pos, rid, rrho, screen = _index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+            dead = 0
+            rstart = 0
+        c = S / n_live
+        r, rstart = _farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
+        zr = Z[r].copy()
+        s, members = _around(Z, zr, k, variant != SINGLE, screen)
+        _emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
+        g += 1
+        n_live -= k
+        dead += k
+        if variant == SINGLE:
+            continue
+        if not alive[s]:  # only with massive ties: s fell into r's group
+            s, _ = _around(Z, zr, k, True, screen)
+        _, members = _around(Z, Z[s].copy(), k, False, screen)
+        _emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        _record(trace, seeds, roles, refs, g, s, ROLE_OPPOSITE, zr)
+        g += 1
+        n_live -= k
+        dead += k
+
+    if (variant == GENERIC and n_live >= 2 * k) or (variant == MDAV1 and n_live >= k):
+        c = S / n_live
+        r, rstart = _farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
+        _, members = _around(Z, Z[r].copy(), k, False, screen)
+        _emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
+        g += 1
+        n_live -= k
+    if n_live >= k:
+        for i in range(n):
+            if alive[i]:
+                labels[i] = g
+                alive[i] = False
+        _record(trace, seeds, roles, refs, g, -1, ROLE_REST, np.full(d, np.nan))
+        g += 1
+        n_live = 0
+    leftovers = np.flatnonzero(alive)
+    if leftovers.shape[0] > 0:
+        _assign_leftovers(Z, labels, leftovers, g)
+    return labels, seeds[:g], roles[:g], refs[:g], leftovers
+
+
+@njit(cache=True)
+def _index(Z, alive, c0, zmax2, acc, chunks, cand, pmin):
+    """Fresh search structures around anchor ``c0``: (c0, pos, radial order, radii, screening state)."""
+    X, ids, pos, scale, r2max = _pack(Z, alive, c0)
+    rid, rrho = _radial(Z, ids, c0)
+    return c0, pos, rid, rrho, (X, ids, acc, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin)
+
+
+@njit(cache=True)
+def _around(Z, q, k, far, screen):
+    """Exact (farthest record or -1, k nearest records) from ``q`` through the screening state."""
+    X, ids, acc, m, c0, scale, r2max, zmax2, chunks, cand, pmin = screen
+    mg = _margin(q, c0, scale, r2max, zmax2)
+    return _screen(Z, X, ids, acc, m, q, _scaled_query(q, c0, scale), k, mg, far, chunks, cand, pmin)
+
+
+@njit(cache=True)
+def _record(trace, seeds, roles, refs, g, seed, role, ref):
+    """Trace of step ``g``: the seed record, its role and the point it was farthest from."""
+    if trace:
+        seeds[g] = seed
+        roles[g] = role
+        refs[g] = ref
+
+
+@njit(cache=True)
+def _emit(Z, X, pos, acc, members, g, labels, alive, S):
+    """Make group ``g`` of ``members``; update the running sum in ascending record order."""
+    for i in np.sort(members):
+        labels[i] = g
+        alive[i] = False
+        for t in range(Z.shape[1]):
+            S[t] -= Z[i, t]
+        j = pos[i]
+        X[0, j] = np.nan
+        acc[j] = np.nan
+
+
+@njit(cache=True)
+def _assign_leftovers(Z, labels, leftovers, m):
+    """Each leftover record joins the group whose centroid is nearest (lowest group id among ties).
+
+    Centroids are those of the groups formed so far, computed once: member sums in
+    ascending record order, divided by the group size.
+    """
+    n, d = Z.shape
+    C = np.zeros((m, d))
+    cnt = np.zeros(m)
+    for i in range(n):
+        if labels[i] >= 0:
+            for t in range(d):
+                C[labels[i], t] += Z[i, t]
+            cnt[labels[i]] += 1.0
+    for j in range(m):
+        for t in range(d):
+            C[j, t] /= cnt[j]
+    for i in leftovers:
+        best = np.inf
+        for j in range(m):
+            d2 = _sqdist(C, j, Z[i])
+            if d2 < best:
+                best = d2
+                labels[i] = j

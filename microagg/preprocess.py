@@ -1,0 +1,151 @@
+"""Validation of user data, z-scores, destandardization and renormalization.
+
+Seed 000 §2.1 (z-scores with the population sd), Eq. 5 (renormalization) and
+Eq. 6 (destandardization).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .errors import MicroaggError
+
+
+def as_frame(data) -> pd.DataFrame:
+    """Wrap an array-like as a DataFrame (columns ``x0, x1, ...``); DataFrames pass as they are."""
+    if isinstance(data, pd.DataFrame):
+        return data
+    if isinstance(data, pd.Series):
+        return data.to_frame()
+    arr = np.asarray(data)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise MicroaggError(f"data must be 2-D (records x attributes); got an array of shape {arr.shape}.")
+    return pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+
+
+def select_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> list[str]:
+    """Check ``columns`` against ``df`` and return them; ``None`` means every numeric column.
+
+    Raises on duplicate names, unknown names and non-numeric selected columns.
+    """
+    names = [str(c) for c in df.columns]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup:
+        raise MicroaggError(f"duplicate column names {dup}: rename them so that every column is unique.")
+    if columns is None:
+        cols = [str(c) for c in df.columns if _is_numeric(df[c])]
+        if not cols:
+            raise MicroaggError("the data have no numeric column to microaggregate.")
+        return cols
+    if isinstance(columns, str):
+        columns = [columns]
+    cols = [str(c) for c in columns]
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise MicroaggError(f"columns {dup} are listed more than once in 'columns'.")
+    if not cols:
+        raise MicroaggError("'columns' is empty: select at least one numeric column.")
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise MicroaggError(f"columns {missing} are not in the data; available: {names}.")
+    bad = [f"'{c}' ({df[c].dtype})" for c in cols if not _is_numeric(df[c])]
+    if bad:
+        raise MicroaggError(
+            f"column {', '.join(bad)} is not numeric: microaggregation needs numbers. "
+            "Drop it from 'columns' (or convert it) and try again."
+        )
+    return cols
+
+
+def _is_numeric(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+
+
+def numeric_matrix(df: pd.DataFrame, columns: Sequence[str] | None = None, min_rows: int = 1) -> np.ndarray:
+    """Validated float64 copy of ``df[columns]``: no NaN, no infinity, at least ``min_rows`` rows."""
+    df = as_frame(df)
+    cols = select_columns(df, columns)
+    if len(df) == 0:
+        raise MicroaggError("the data are empty (0 records).")
+    X = df[cols].to_numpy(dtype=np.float64, copy=True)
+    check_finite(X, cols, index=df.index)
+    if len(X) < min_rows:
+        raise MicroaggError(
+            f"the data have {len(X)} records but k = {min_rows}: a k-anonymous release needs at "
+            "least k records. Lower k or supply more records."
+        )
+    return X
+
+
+def check_finite(X: np.ndarray, names: Sequence[str] | None = None, index=None, what: str = "column") -> None:
+    """Raise a ``MicroaggError`` naming the first column holding NaN or infinity."""
+    bad = ~np.isfinite(X)
+    if not bad.any():
+        return
+    j = int(np.flatnonzero(bad.any(axis=0))[0])
+    rows = np.flatnonzero(bad[:, j])
+    name = names[j] if names is not None else j
+    first = index[rows[0]] if index is not None else rows[0]
+    kind = "missing (NaN)" if np.isnan(X[rows[0], j]) else "infinite"
+    raise MicroaggError(
+        f"{what} '{name}' has {len(rows)} non-finite value(s); the first, at row {first!r}, is {kind}. "
+        "Remove or impute them before microaggregating."
+    )
+
+
+@dataclass(frozen=True)
+class Standardizer:
+    """Per-attribute mean and population sd (seed 000 §2.1).
+
+    A constant attribute gets ``sd = 1``: its z-scores are 0 and it is restored exactly.
+    """
+
+    mean: np.ndarray
+    sd: np.ndarray
+
+    @classmethod
+    def fit(cls, X: np.ndarray) -> Standardizer:
+        X = np.asarray(X, dtype=np.float64)
+        mean = X.mean(axis=0)
+        sd = X.std(axis=0)
+        sd = np.where(sd > 0, sd, 1.0)
+        return cls(mean=mean, sd=sd)
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """z = (v - mean) / sd."""
+        return (np.asarray(X, dtype=np.float64) - self.mean) / self.sd
+
+    def inverse(self, Z: np.ndarray) -> np.ndarray:
+        """v' = z' sd + mean (seed 000 Eq. 6 and Eq. 18)."""
+        return np.asarray(Z, dtype=np.float64) * self.sd + self.mean
+
+
+def standardize(data, columns: Sequence[str] | None = None) -> np.ndarray:
+    """z-scores (population sd) of the numeric ``columns`` of ``data`` as an n x d float array."""
+    X = numeric_matrix(as_frame(data), columns)
+    return Standardizer.fit(X).transform(X)
+
+
+def destandardize(Z: np.ndarray, mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """Back to original units with the original data's mean and sd (seed 000 Eq. 6)."""
+    return Standardizer(np.asarray(mean, float), np.asarray(sd, float)).inverse(Z)
+
+
+def renormalize(Zp: np.ndarray) -> np.ndarray:
+    """Restore mean 0 and unit population variance per attribute (seed 000 Eq. 5).
+
+    For mean aggregation the masked mean is already 0, so this is Eq. 5's
+    ``x' = C_j / sigma_TC``; for other aggregators the mean is removed first.
+    An attribute whose masked values are all equal (sigma_TC = 0) is left centred
+    at 0 rather than divided by zero.
+    """
+    Zp = np.asarray(Zp, dtype=np.float64)
+    centred = Zp - Zp.mean(axis=0)
+    s = centred.std(axis=0)
+    return np.where(s > 0, centred / np.where(s > 0, s, 1.0), 0.0)

@@ -1,0 +1,159 @@
+"""Methods and their parameters, described as data.
+
+Every partitioner and aggregator registers itself once with its parameters
+(name, type, default, range, one-line help, paper and equation). The release
+API validates calls against this description; the dashboard and the notebooks
+build their widgets from it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import MicroaggError
+
+KINDS = ("partition", "aggregate")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a method.
+
+    ``type`` is one of "int", "float", "choice", "bool" or "array" (a scalar or an
+    array the method checks itself). ``low``/``high`` bound numbers inclusively
+    unless ``low_open``/``high_open`` say otherwise.
+    """
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    source: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+
+    def describe_range(self) -> str:
+        if self.type == "choice":
+            return "one of " + ", ".join(map(repr, self.choices))
+        if self.low is None and self.high is None:
+            return ""
+        lo = "(" if self.low_open else "["
+        hi = ")" if self.high_open else "]"
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        return f"{lo}{low}, {high}{hi}"
+
+    def validate(self, value: Any, owner: str) -> Any:
+        """Return ``value`` converted to this parameter's type, or raise naming the parameter."""
+        where = f"parameter '{self.name}' of {owner}"
+        if self.type == "choice":
+            if value not in self.choices:
+                raise MicroaggError(f"{where} must be {self.describe_range()}; got {value!r}.")
+            return value
+        if self.type == "bool":
+            if not isinstance(value, bool):
+                raise MicroaggError(f"{where} must be True or False; got {value!r}.")
+            return value
+        if self.type == "array":
+            return value
+        if self.type == "int":
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                if isinstance(value, numbers.Real) and float(value).is_integer():
+                    value = int(value)
+                else:
+                    raise MicroaggError(f"{where} must be an integer; got {value!r}.")
+            value = int(value)
+        elif self.type == "float":
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise MicroaggError(f"{where} must be a number; got {value!r}.")
+            value = float(value)
+            if value != value:
+                raise MicroaggError(f"{where} must be a number, not NaN.")
+        else:  # pragma: no cover - programming error in a registration
+            raise TypeError(f"unknown parameter type {self.type!r}")
+        too_low = self.low is not None and (value <= self.low if self.low_open else value < self.low)
+        too_high = self.high is not None and (value >= self.high if self.high_open else value > self.high)
+        if too_low or too_high:
+            raise MicroaggError(f"{where} must lie in {self.describe_range()}; got {value!r}.")
+        return value
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered partitioner or aggregator."""
+
+    kind: str
+    name: str
+    func: Callable
+    title: str
+    summary: str
+    source: str
+    params: tuple[Param, ...] = ()
+    record_level: bool = True  # partitioners: one label per record (k-anonymous release)
+    extras: dict = field(default_factory=dict)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with validated ``params``; unknown names raise."""
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            accepted = ", ".join(known) or "no parameters"
+            raise MicroaggError(
+                f"{self.kind} method '{self.name}' does not take {unknown}; it accepts: {accepted}."
+            )
+        out = self.defaults()
+        for name, value in params.items():
+            out[name] = known[name].validate(value, f"{self.kind} method '{self.name}'")
+        return out
+
+
+_REGISTRY: dict[str, dict[str, Method]] = {kind: {} for kind in KINDS}
+
+
+def register(kind: str, name: str, *, title: str, summary: str, source: str,
+             params: tuple[Param, ...] = (), record_level: bool = True, **extras) -> Callable:
+    """Decorator registering ``func`` as method ``name`` of ``kind``."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}")
+
+    def deco(func: Callable) -> Callable:
+        _REGISTRY[kind][name] = Method(kind, name, func, title, summary, source, tuple(params),
+                                       record_level, dict(extras))
+        return func
+
+    return deco
+
+
+def get_method(kind: str, name: str) -> Method:
+    """The registered method, or a ``MicroaggError`` listing the choices."""
+    _load_builtin()
+    table = _REGISTRY[kind]
+    if name not in table:
+        label = "method" if kind == "partition" else "aggregation"
+        raise MicroaggError(f"unknown {label} {name!r}; choose one of {sorted(table)}.")
+    return table[name]
+
+
+def methods(kind: str) -> list[Method]:
+    """All registered methods of ``kind`` in registration order."""
+    _load_builtin()
+    return list(_REGISTRY[kind].values())
+
+
+def _load_builtin() -> None:
+    from . import aggregate, partition  # noqa: F401  (importing registers the built-ins)

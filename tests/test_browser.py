@@ -1,0 +1,74 @@
+"""The dashboard in a real headless browser (Chromium driven by Playwright)."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (apt install chromium)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+                             str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ})
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        pg = browser.new_page(viewport={"width": 1400, "height": 1000})
+        pg.goto(server)
+        yield pg
+        browser.close()
+
+
+def test_dashboard_renders_results_and_charts(page, tmp_path):
+    page.wait_for_selector("text=Information loss (IL)", timeout=180_000)
+    page.wait_for_selector("text=9.088 %", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    assert page.locator(".js-plotly-plot").count() >= 2
+    assert page.get_by_text("Download the release (CSV)").count() == 1
+    page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
+    assert (tmp_path / "dashboard.png").stat().st_size > 10_000
+
+
+def test_changing_k_in_the_browser_updates_the_loss(page):
+    box = page.get_by_label("k (minimum group size)")
+    box.fill("3")
+    box.press("Enter")
+    page.wait_for_selector("text=5.692 %", timeout=60_000)

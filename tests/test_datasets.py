@@ -1,0 +1,55 @@
+import numpy as np
+import pytest
+
+import microagg as ma
+
+
+@pytest.mark.parametrize("name,shape", [("tarragona", (834, 13)), ("census", (1080, 13)), ("eia", (4092, 11))])
+def test_benchmarks(name, shape):
+    df = ma.load_dataset(name)
+    assert df.shape == shape
+    assert all(np.issubdtype(t, np.number) for t in df.dtypes)
+
+
+def test_eia_variants():
+    assert list(ma.load_dataset("eia").columns[:2]) == ["UTILITYID", "RESREVENUE"]
+    alt = ma.load_dataset("eia", variant="seed002")
+    assert "UTILITYID" not in alt.columns and "MONTH" in alt.columns and alt.shape == (4092, 11)
+    assert ma.load_dataset("eia", raw=True).shape == (4092, 15)
+    with pytest.raises(ma.MicroaggError, match="unknown EIA variant"):
+        ma.load_dataset("eia", variant="other")
+
+
+@pytest.mark.parametrize("name", ["synthetic", "uniform", "normal"])
+def test_generators_are_seeded(name):
+    a = ma.load_dataset(name, n=500, seed=3)
+    b = ma.load_dataset(name, n=500, seed=3)
+    c = ma.load_dataset(name, n=500, seed=4)
+    assert a.equals(b) and not a.equals(c) and len(a) == 500
+
+
+def test_generator_defaults_follow_the_papers():
+    assert ma.load_dataset("synthetic").shape == (10_000, 10)
+    u = ma.load_dataset("uniform")
+    assert u.shape == (10_000, 16) and u.min().min() >= 0 and u.max().max() <= 40_000
+    g = ma.load_dataset("normal")
+    assert g.shape == (6_000, 16) and abs(g.stack().mean() - 500) < 5 and abs(g.stack().std() - 150) < 5
+
+
+def test_synthetic_has_ten_separated_clusters():
+    df = ma.load_dataset("synthetic", n=1000, seed=0)
+    centres = df.groupby(np.repeat(np.arange(10), 100)).mean()
+    assert len(centres) == 10 and centres.std().mean() > 1.5
+
+
+def test_list_and_errors():
+    info = ma.list_datasets()
+    assert {"tarragona", "census", "eia", "synthetic", "uniform", "normal"} <= set(info.name)
+    assert set(info.columns) >= {"rows", "columns", "source"}
+    assert int(info.set_index("name").loc["eia", "rows"]) == 4092
+    with pytest.raises(ma.MicroaggError, match="unknown dataset"):
+        ma.load_dataset("adult")
+    with pytest.raises(ma.MicroaggError, match="does not take"):
+        ma.load_dataset("census", n=10)
+    with pytest.raises(ma.MicroaggError, match="positive integer"):
+        ma.load_dataset("uniform", n=0)

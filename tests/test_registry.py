@@ -1,0 +1,35 @@
+import pytest
+
+import microagg as ma
+from microagg.registry import Param, get_method, methods
+
+
+def test_registered_methods_describe_their_parameters():
+    names = {m.name for m in methods("partition")}
+    assert "mdav" in names
+    assert {m.name for m in methods("aggregate")} >= {"mean", "median"}
+    p = get_method("partition", "mdav").param("variant")
+    assert p.default == "generic" and set(p.choices) == {"generic", "classic", "mdav1", "single"}
+    assert p.help and p.source
+
+
+def test_param_validation():
+    p = Param("alpha", "float", 0.5, "weight", low=0, high=1)
+    assert p.validate(1, "x") == 1.0
+    with pytest.raises(ma.MicroaggError, match=r"'alpha'.*\[0, 1\]"):
+        p.validate(1.5, "x")
+    with pytest.raises(ma.MicroaggError, match="a number"):
+        p.validate("a", "x")
+    q = Param("n", "int", 2, "count", low=1, high_open=True, high=10)
+    assert q.validate(3.0, "x") == 3
+    with pytest.raises(ma.MicroaggError, match="integer"):
+        q.validate(2.5, "x")
+    with pytest.raises(ma.MicroaggError, match=r"\[1, 10\)"):
+        q.validate(10, "x")
+    with pytest.raises(ma.MicroaggError, match="True or False"):
+        Param("b", "bool", False, "flag").validate(1, "x")
+
+
+def test_unknown_parameter_of_a_method():
+    with pytest.raises(ma.MicroaggError, match="does not take"):
+        get_method("partition", "mdav").resolve({"gamma": 1})

@@ -1,0 +1,110 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+import microagg as ma
+
+
+def test_release_keeps_index_and_column_order(small_df):
+    rel = ma.microaggregate(small_df, 4)
+    assert rel.protected.index.equals(small_df.index)
+    assert list(rel.protected.columns) == ["a", "b", "c"]
+    assert rel.labels.shape == (40,) and np.bincount(rel.labels).min() >= 4
+
+
+def test_input_is_not_mutated(small_df):
+    before = small_df.copy()
+    ma.microaggregate(small_df, 3, aggregation="median")
+    pd.testing.assert_frame_equal(small_df, before)
+
+
+def test_release_is_k_anonymous_and_values_are_group_values(small_df):
+    rel = ma.microaggregate(small_df, 5)
+    _, counts = np.unique(rel.protected.to_numpy(), axis=0, return_counts=True)
+    assert counts.min() >= 5
+    g0 = rel.labels == 0
+    assert np.allclose(rel.protected[g0].iloc[0], small_df[g0].mean())
+
+
+def test_report_lists_metrics_and_columns():
+    df = ma.load_dataset("eia", raw=True)
+    rel = ma.microaggregate(df, 3, columns=["RESREVENUE", "RESSALES"], keep=["STATE"])
+    rep = rel.report().set_index("metric")["value"]
+    assert list(rel.protected.columns) == ["STATE", "RESREVENUE", "RESSALES"]
+    assert rep["columns kept unmasked"] == "STATE"
+    assert "UTILNAME" in rep["columns dropped"] and "YEAR" in rep["columns dropped"]
+    assert rep["k-anonymous"] is True or rep["k-anonymous"] == True  # noqa: E712
+    assert set(rel.report().columns) == {"metric", "attribute", "value", "unit", "direction", "source"}
+    assert (rel.protected["STATE"] == df["STATE"]).all()
+
+
+def test_release_reproduces_table_value_with_params():
+    rel = ma.microaggregate(ma.load_dataset("census"), 5, variant="classic")
+    assert float(rel.report().set_index("metric").loc["IL", "value"]) == pytest.approx(9.0884, abs=1e-4)
+    assert rel.params["variant"] == "classic" and rel.params["k"] == 5
+
+
+def test_median_release_reports_partition_il_too():
+    rel = ma.microaggregate(ma.load_dataset("census"), 5, aggregation="median")
+    rep = rel.report().set_index("metric")["value"]
+    assert rep["IL"] > rep["partition IL"] == pytest.approx(9.0884, abs=1e-4)
+
+
+def test_renormalize_option():
+    rel = ma.microaggregate(ma.load_dataset("tarragona"), 3, renormalize=True)
+    assert rel.Zp.std(axis=0) == pytest.approx(np.ones(13))
+    assert rel.protected.mean().to_numpy() == pytest.approx(ma.load_dataset("tarragona").mean().to_numpy())
+
+
+def test_constant_column_is_legal():
+    df = pd.DataFrame({"a": np.arange(10.0), "c": 7.0})
+    rel = ma.microaggregate(df, 2)
+    assert (rel.protected["c"] == 7.0).all() and np.isfinite(rel.protected.to_numpy()).all()
+
+
+def test_arrays_are_accepted():
+    rel = ma.microaggregate(np.random.default_rng(0).normal(size=(20, 3)), 4)
+    assert list(rel.protected.columns) == ["x0", "x1", "x2"]
+
+
+@pytest.mark.parametrize("kwargs,fragment", [
+    (dict(k=1), "integer >= 2"),
+    (dict(k=3.5), "integer >= 2"),
+    (dict(k=50), "at least k"),
+    (dict(k=3, method="kmeans"), "unknown method"),
+    (dict(k=3, aggregation="mode"), "unknown aggregation"),
+    (dict(k=3, alpha=0.5), r"\['alpha'\] are not accepted"),
+    (dict(k=3, variant="best"), "parameter 'variant'.*must be one of"),
+    (dict(k=3, columns=["a", "t"]), "column 't'.*not numeric"),
+    (dict(k=3, columns=["zz"]), "not in the data"),
+    (dict(k=3, keep=["zz"]), "keep: columns"),
+    (dict(k=3, columns=["a"], keep=["a"]), "both masked and listed"),
+])
+def test_bad_input(kwargs, fragment):
+    df = pd.DataFrame({"a": np.arange(20.0), "b": np.arange(20.0) ** 2, "t": ["x"] * 20})
+    with pytest.raises(ma.MicroaggError, match=fragment):
+        ma.microaggregate(df, **kwargs)
+
+
+def test_bad_values_and_shapes():
+    df = pd.DataFrame({"a": [1.0, np.nan, 3, 4], "b": [1.0, 2, 3, 4]})
+    with pytest.raises(ma.MicroaggError, match="'a'.*NaN"):
+        ma.microaggregate(df, 2)
+    with pytest.raises(ma.MicroaggError, match="empty"):
+        ma.microaggregate(df.iloc[:0], 2)
+    with pytest.raises(ma.MicroaggError, match="duplicate column names"):
+        ma.microaggregate(pd.DataFrame([[1.0, 2.0]] * 4, columns=["a", "a"]), 2)
+    with pytest.raises(ma.MicroaggError, match="2-D"):
+        ma.microaggregate(np.zeros((2, 2, 2)), 2)
+    assert issubclass(ma.MicroaggError, ValueError)
+
+
+def test_no_release_from_a_partition_with_a_small_group(monkeypatch):
+    from microagg import registry
+
+    method = registry.get_method("partition", "mdav")
+    bad = registry.Method("partition", "mdav", lambda Z, k, **p: np.arange(len(Z)) % (len(Z) - 1),
+                          method.title, method.summary, method.source, method.params)
+    monkeypatch.setitem(registry._REGISTRY["partition"], "mdav", bad)
+    with pytest.raises(ma.MicroaggError, match="no release was made"):
+        ma.microaggregate(pd.DataFrame({"a": np.arange(10.0)}), 2)
