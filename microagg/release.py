@@ -45,6 +45,7 @@ class Release:
     dropped: list[str]
     kept: list[str]
     anonymity: dict = field(repr=False)
+    aggregation_report: tuple = field(default=(), repr=False)  # rows an aggregator adds to report()
 
     @property
     def k(self) -> int:
@@ -79,6 +80,9 @@ class Release:
         add("columns masked", ", ".join(self.masked), "", "", "release")
         add("columns dropped", ", ".join(self.dropped) or "none", "", "", "release")
         add("columns kept unmasked", ", ".join(self.kept) or "none", "", "", "release")
+        for row in self.aggregation_report:
+            at = row.get("attribute", "all")
+            rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
         return pd.DataFrame(rows, columns=["metric", "attribute", "value", "unit", "direction", "source"])
 
     def to_csv(self, path, **kwargs) -> None:
@@ -119,7 +123,10 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     ``aggregation_params``). ``columns=None`` masks every numeric column. Columns
     not masked are dropped unless listed in ``keep``, which releases them unchanged.
     ``renormalize`` rescales the masked z-scores to unit variance (seed 000
-    Eq. 5) before destandardizing. The input is never modified.
+    Eq. 5) before destandardizing; it is refused for aggregations that already
+    preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
+    An aggregation registered with a ``with_report`` hook ((Z, labels, **params) ->
+    (Z', rows)) adds its rows to ``report()``. The input is never modified.
     """
     df = as_frame(data)
     k = check_k(k)
@@ -128,6 +135,10 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     mp, ap = split_params(part, agg, params)
     mp = part.resolve({**mp, **(method_params or {})})
     ap = agg.resolve({**ap, **(aggregation_params or {})})
+    if renormalize and agg.extras.get("preserves_moments"):
+        raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
+                            "preserves every attribute's mean and variance, and rescaling would undo what it "
+                            "optimized. Call it without renormalize.")
     masked = select_columns(df, columns)
     keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
     names = [str(c) for c in df.columns]
@@ -143,7 +154,8 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     Z = std.transform(X)
     labels = np.asarray(part.func(Z, k, **mp))
     _check_partition(labels, k, part)
-    Zp = agg.func(Z, labels, **ap)
+    hook = agg.extras.get("with_report")
+    Zp, agg_rows = hook(Z, labels, **ap) if hook is not None else (agg.func(Z, labels, **ap), [])
     if renormalize:
         Zp = _renormalize(Zp)
     V = _tidy(std.inverse(Zp))
@@ -162,7 +174,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     dropped = [c for c in names if c not in masked and c not in keep]
     return Release(protected=protected, labels=labels, params=params_used,
                    original=df[masked].copy(), Z=Z, Zp=Zp, standardizer=std, masked=masked,
-                   dropped=dropped, kept=keep, anonymity=anonymity)
+                   dropped=dropped, kept=keep, anonymity=anonymity, aggregation_report=tuple(agg_rows))
 
 
 def _tidy(V: np.ndarray) -> np.ndarray:

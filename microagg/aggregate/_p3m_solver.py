@@ -17,7 +17,9 @@ minimizer is a global optimum. ``solve_dual``:
    (soft-min of the two minima with temperature τ → 0) reaches the non-smooth maximum;
 3. ``polish``: each group keeps one basin (left or right minimum) and Newton solves the smooth
    KKT system h = 0 of that basin assignment (diagonal Lagrangian Hessian, 2 × 2 Schur complement),
-   starting from a greedy rounding of the tied groups and switching groups while it helps.
+   starting from a greedy rounding of the tied groups and switching groups while it helps;
+4. ``sphere_newton``: a Riemannian Newton descent on the constraint set (a sphere), which keeps
+   every iterate feasible — from the renormalized means, and from the dual point if still infeasible.
 """
 
 from __future__ import annotations
@@ -83,8 +85,12 @@ class State:
 
 
 def _outer(N, C, v, curv):
-    """Σ_j b_j b_j^T / g_j'' with b_j = n_j (1, 2 u_j), u = C + v: entries (11, 12, 22)."""
-    inv = N * N / np.maximum(curv, 1e-300)
+    """Σ_j b_j b_j^T / g_j'' with b_j = n_j (1, 2 u_j), u = C + v: entries (11, 12, 22).
+
+    g_j'' >= 0 at a minimizer; a degenerate one (0 at a basin's birth) is floored at 1e-13 of the
+    attribute's largest curvature, which keeps the sums finite."""
+    floor = 1e-13 * np.abs(curv).max(axis=1, keepdims=True) + 1e-300
+    inv = N * N / np.maximum(curv, floor)
     u = C + v
     return inv.sum(axis=1), (2.0 * u * inv).sum(axis=1), (4.0 * u * u * inv).sum(axis=1)
 
@@ -331,54 +337,129 @@ def _sides(prob: Problem, st: State, right: np.ndarray) -> State:
 
 @dataclass
 class DualSolution:
-    """Per attribute: shifts v (d, m), multipliers, the best dual value (a lower bound on the
-    optimum), Newton iterations, and whether the kink treatment (smoothing + polish) was needed."""
+    """Per attribute: shifts v (d, m), the best dual value seen (a lower bound on the optimum),
+    iterations (Newton and descent steps), and whether the dual had a kink there."""
 
     v: np.ndarray
-    lam: np.ndarray
-    mu: np.ndarray
     bound: np.ndarray
     iterations: np.ndarray
-    polished: np.ndarray
+    kinked: np.ndarray
 
 
-def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float = 1e-6) -> DualSolution:
-    """Dual Newton for all attributes; where it stalls at a kink, ``polish`` from the stall point;
-    where that finds no feasible point or leaves a relative gap above ``retry_gap``, ``smooth`` to
-    the dual maximum and polish from there too, keeping the better point.
+def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float = 1e-6,
+               restart_gap: float = 1e-4) -> DualSolution:
+    """Dual Newton for all attributes; where it stalls at a kink of the dual:
 
-    Start: λ = 0 and μ = (1 - α)(1/s - 1), the multiplier of the α = 0 problem (renormalization
-    by s = sqrt(S / Σ n_j C_j^2)), exact for α = 0 and close for small α.
+    1. ``polish`` from the stall point;
+    2. where that finds no feasible point or leaves a relative gap above ``retry_gap``, ``smooth``
+       to the dual maximum and polish from there too;
+    3. where there is still no feasible point or the relative gap exceeds ``restart_gap`` (small
+       problems, where the Lagrangian relaxation is weak), ``sphere_newton`` — a feasible local
+       descent — from the renormalized means and from the retracted dual point.
+
+    The best feasible point is kept. Start: λ = 0 and μ = (1 - α)(1/s - 1), the multiplier of the
+    α = 0 problem (renormalization by s = sqrt(S / Σ n_j C_j^2)), exact for α = 0.
     """
     d = prob.C.shape[0]
     T = (prob.N * prob.C ** 2).sum(axis=1)
     s = np.sqrt(prob.S / np.where(T > 0, T, 1.0))
     mu0 = np.where(T > 0, (1.0 - alpha) * (1.0 / s - 1.0), 0.0)
     st, iters, _ = newton(prob, np.zeros(d), mu0, tol=tol)
-    v, lam, mu, q = st.v.copy(), st.lam.copy(), st.mu.copy(), st.q.copy()
+    v, q = st.v.copy(), st.q.copy()
     kinked = np.flatnonzero(scaled_residual(prob, st) > tol)
     f = np.full(d, np.inf)
 
     def keep(t, start):
-        best, extra, bound = polish(prob.take([t]), start, tol=tol)
+        one = prob.take([t])
+        best, extra, bound = polish(one, start, tol=tol)
         iters[t] += extra
         q[t] = max(q[t], bound)
-        if best is not None and prob.take([t]).objective(best.v)[0] < f[t]:
-            f[t] = prob.take([t]).objective(best.v)[0]
-            v[t], lam[t], mu[t] = best.v[0], best.lam[0], best.mu[0]
+        if best is not None and one.objective(best.v)[0] < f[t]:
+            f[t], v[t] = one.objective(best.v)[0], best.v[0]
 
     for t in kinked:
         keep(t, _rows(st, [t]))
-    retry = [t for t in kinked if not f[t] - q[t] <= retry_gap * abs(f[t])]
+    retry = [t for t in kinked if not (np.isfinite(f[t]) and f[t] - q[t] <= retry_gap * abs(f[t]))]
     if retry:
         top, extra = smooth(prob.take(retry), _rows(st, retry))
         iters[retry] += extra
         for i, t in enumerate(retry):
             q[t] = max(q[t], top.q[i])
             keep(t, _rows(top, [i]))
-    polished = np.zeros(d, dtype=bool)
-    polished[kinked] = True
-    return DualSolution(v, lam, mu, q, iters, polished)
+    weak = np.array([t for t in kinked if not (np.isfinite(f[t]) and f[t] - q[t] <= restart_gap * abs(f[t]))],
+                    dtype=np.int64)
+    if weak.size:
+        rows = np.concatenate([weak, weak])
+        starts = np.concatenate([s[weak, None] * prob.C[weak], retract(prob.take(weak), prob.C[weak] + v[weak])])
+        sub = prob.take(rows)
+        found, extra = sphere_newton(sub, starts, tol=tol)
+        fv = sub.objective(found)
+        for i, t in enumerate(rows):
+            iters[t] += extra[i]
+            if fv[i] < f[t]:
+                f[t], v[t] = fv[i], found[i]
+    flags = np.zeros(d, dtype=bool)
+    flags[kinked] = True
+    return DualSolution(v, q, iters, flags)
+
+
+def retract(prob: Problem, u: np.ndarray) -> np.ndarray:
+    """The feasible point nearest in direction to u: centre (Σ n_j u_j = 0), then scale to Σ n_j u_j^2 = S."""
+    N = prob.N
+    u = u - ((N * u).sum(axis=1) / N.sum())[:, None]
+    norm = (N * u * u).sum(axis=1)
+    return u * np.sqrt(prob.S / np.where(norm > 0, norm, 1.0))[:, None]
+
+
+def sphere_newton(prob: Problem, u: np.ndarray, tol: float = 1e-12, max_iter: int = 200):
+    """Local descent that never leaves the constraint set — a sphere of radius sqrt(S) in the
+    hyperplane Σ n_j u_j = 0 under the metric Σ n_j a_j b_j — from feasible points ``u`` (d, m).
+
+    Riemannian Newton: the Hessian is diag(f_j''/n_j) - κ with κ = Σ_j f_j'(v_j) u_j / S (the sphere's
+    curvature; κ = -2μ at a KKT point), so a step solves a diagonal system plus a 2 × 2 Schur
+    complement for the tangency conditions; a diagonal shift keeps it positive definite (condition
+    number at most 1000), an Armijo line search along the retraction keeps f decreasing.
+    Returns (v, iterations).
+    """
+    d, m = u.shape
+    N, S = prob.N, prob.S
+    iters = np.zeros(d, dtype=np.int64)
+    done = np.zeros(d, dtype=bool)
+    f = prob.objective(u - prob.C)
+    for _ in range(max_iter):
+        v = u - prob.C
+        g = ((4.0 * prob.q4 * v + 3.0 * prob.q3) * v + 2.0 * prob.q2) * v + prob.q1
+        kappa = (g * u).sum(axis=1) / S
+        A = quartic_curvature(v, prob.q4, prob.q3, prob.q2) / N - kappa[:, None]
+        A = A + np.maximum(0.0, 1e-3 * np.abs(A).max(axis=1) - A.min(axis=1))[:, None]
+        r = g / N
+        # xi = -(r + a + b u) / A with Σ n xi = 0 and Σ n u xi = 0
+        s11, s12, s22 = (N / A).sum(axis=1), (N * u / A).sum(axis=1), (N * u * u / A).sum(axis=1)
+        t1, t2 = -(N * r / A).sum(axis=1), -(N * r * u / A).sum(axis=1)
+        det = s11 * s22 - s12 * s12
+        det = np.where(det > 0, det, 1e-300)
+        a, b = (s22 * t1 - s12 * t2) / det, (s11 * t2 - s12 * t1) / det
+        xi = -(r + a[:, None] + b[:, None] * u) / A
+        slope = (g * xi).sum(axis=1)                  # directional derivative of f (< 0)
+        grad2 = -slope
+        done |= grad2 <= tol * (np.abs(f) + 1.0)
+        if done.all():
+            break
+        iters += ~done
+        t = np.where(done, 0.0, 1.0)
+        todo = ~done
+        for _ls in range(40):
+            trial = retract(prob, u + t[:, None] * xi)
+            ft = prob.objective(trial - prob.C)
+            ok = todo & (ft <= f + 1e-4 * t * slope)
+            u = np.where(ok[:, None], trial, u)
+            f = np.where(ok, ft, f)
+            todo &= ~ok
+            if not todo.any():
+                break
+            t = np.where(todo, 0.5 * t, t)
+        done |= todo                                  # no descent left at rounding level
+    return u - prob.C, iters
 
 
 def renormalization(prob: Problem) -> DualSolution:
@@ -390,10 +471,8 @@ def renormalization(prob: Problem) -> DualSolution:
     ok = T > 0
     s = np.sqrt(prob.S / np.where(ok, T, 1.0))
     v = np.where(ok, s - 1.0, 0.0)[:, None] * prob.C
-    mu = np.where(ok, 1.0 / s - 1.0, 0.0)
     bound = np.where(ok, (np.sqrt(prob.S) - np.sqrt(T)) ** 2, 0.0)
-    d = len(T)
-    return DualSolution(v, np.zeros(d), mu, bound, np.zeros(d, dtype=np.int64), np.zeros(d, dtype=bool))
+    return DualSolution(v, bound, np.zeros(len(T), dtype=np.int64), np.zeros(len(T), dtype=bool))
 
 
 def trust_constr(prob: Problem, start: np.ndarray | None = None, tol: float = 1e-10, max_iter: int = 3000):
