@@ -19,7 +19,8 @@ minimizer is a global optimum. ``solve_dual``:
    KKT system h = 0 of that basin assignment (diagonal Lagrangian Hessian, 2 × 2 Schur complement),
    starting from a greedy rounding of the tied groups and switching groups while it helps;
 4. ``sphere_newton``: a Riemannian Newton descent on the constraint set (a sphere), which keeps
-   every iterate feasible — from the renormalized means, and from the dual point if still infeasible.
+   every iterate feasible — from the renormalized means and the retracted dual point, where no
+   feasible point was found or the gap stays large (small problems).
 """
 
 from __future__ import annotations
@@ -390,8 +391,8 @@ def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float
                     dtype=np.int64)
     if weak.size:
         rows = np.concatenate([weak, weak])
-        starts = np.concatenate([s[weak, None] * prob.C[weak], retract(prob.take(weak), prob.C[weak] + v[weak])])
         sub = prob.take(rows)
+        starts = retract(sub, np.concatenate([prob.C[weak], prob.C[weak] + v[weak]]))
         found, extra = sphere_newton(sub, starts, tol=tol)
         fv = sub.objective(found)
         for i, t in enumerate(rows):
@@ -404,11 +405,15 @@ def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float
 
 
 def retract(prob: Problem, u: np.ndarray) -> np.ndarray:
-    """The feasible point nearest in direction to u: centre (Σ n_j u_j = 0), then scale to Σ n_j u_j^2 = S."""
+    """The feasible point in the direction of u: centre (Σ n_j u_j = 0), scale to Σ n_j u_j^2 = S.
+    A row that centres to 0 is replaced by the ramp u_j = j (any fixed direction would do)."""
     N = prob.N
     u = u - ((N * u).sum(axis=1) / N.sum())[:, None]
-    norm = (N * u * u).sum(axis=1)
-    return u * np.sqrt(prob.S / np.where(norm > 0, norm, 1.0))[:, None]
+    flat = (N * u * u).sum(axis=1) == 0
+    if flat.any():
+        ramp = np.arange(len(N), dtype=np.float64)
+        u[flat] = ramp - (N * ramp).sum() / N.sum()
+    return u * np.sqrt(prob.S / (N * u * u).sum(axis=1))[:, None]
 
 
 def sphere_newton(prob: Problem, u: np.ndarray, tol: float = 1e-12, max_iter: int = 200):

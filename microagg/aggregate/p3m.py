@@ -218,7 +218,19 @@ def _solve_block(x, lab, D, W, alpha, solver) -> dict:
     iterations = np.zeros(d, dtype=np.int64)
     live = np.flatnonzero(S > 0)                          # a constant column stays as it is (v = 0)
     if live.size:
-        sub = prob.take(live)
+        _solve_live(prob.take(live), live, alpha, solver, v, bound, iterations)
+    vi = v.T[lab[order]]                                  # shift of each record's group (sorted order)
+    gamma = (D[order] ** 2 - (vi - e) ** 2) / (1.0 - W[order])
+    objective = alpha * (gamma * gamma).sum(axis=0) + (1.0 - alpha) * (N[:, None] * v.T ** 2).sum(axis=0)
+    bound[S == 0] = objective[S == 0]                     # the only feasible point
+    Zp = xbar + (C + v.T)[lab]
+    return {"Zp": Zp, "objective": objective, "bound": bound, "iterations": iterations, "shifts": v.T.copy()}
+
+
+def _solve_live(sub, live, alpha, solver, v, bound, iterations) -> None:
+    """Fill v, bound, iterations at rows ``live``. Trial steps may overflow; they are rejected (the
+    comparisons with inf/NaN fail), and an answer that is not finite is reported infeasible."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if alpha == 0.0:
             sol = solvers.renormalization(sub)
             v[live], bound[live], iterations[live] = sol.v, sol.bound, sol.iterations
@@ -229,12 +241,6 @@ def _solve_block(x, lab, D, W, alpha, solver) -> dict:
             v[live], iterations[live], _ = solvers.trust_constr(sub)
             lam, mu = solvers.multipliers(sub, v[live])
             bound[live] = solvers.evaluate(sub, lam, mu).q
-    vi = v.T[lab[order]]                                  # shift of each record's group (sorted order)
-    gamma = (D[order] ** 2 - (vi - e) ** 2) / (1.0 - W[order])
-    objective = alpha * (gamma * gamma).sum(axis=0) + (1.0 - alpha) * (N[:, None] * v.T ** 2).sum(axis=0)
-    bound[S == 0] = objective[S == 0]                     # the only feasible point
-    Zp = xbar + (C + v.T)[lab]
-    return {"Zp": Zp, "objective": objective, "bound": bound, "iterations": iterations, "shifts": v.T.copy()}
 
 
 PARAMS = (
