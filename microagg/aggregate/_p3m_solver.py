@@ -193,6 +193,7 @@ def newton(prob: Problem, lam, mu, fixed: State | None = None, tau=None, tol: fl
         t = np.ones(active.size)
         todo = np.ones(active.size, dtype=bool)
         new = cur
+        shrink = 0.25 if tau is not None else 0.5    # the smoothed dual bends within ~τ of a kink
         for _ls in range(12 if plain else 30):
             trial = evaluate(sub, cur.lam + t * s1, cur.mu + t * s2, None if fixed is None else cur, ta)
             r = scaled_residual(sub, trial)
@@ -204,7 +205,7 @@ def newton(prob: Problem, lam, mu, fixed: State | None = None, tau=None, tol: fl
             todo &= ~ok
             if not todo.any():
                 break
-            t = np.where(todo, 0.5 * t, t)
+            t = np.where(todo, shrink * t, t)
         stalled[active] = todo
         if plain:
             r = scaled_residual(sub, new)
@@ -268,68 +269,75 @@ def smooth(prob: Problem, st: State, start: float = 0.01, level_tol: float = 1e-
 
 
 def _round(prob: Problem, st: State) -> np.ndarray:
-    """Basin assignment from the Lagrangian minimizers at a kink of the dual (ONE attribute).
+    """Basin assignment from the Lagrangian minimizers at a kink of the dual, per attribute.
 
     Greedily switch the double-welled group that lowers the model of the primal value
     Σ(switched value differences) + ½ r^T (-H)^{-1} r most, until none does (groups that tie by
     symmetry, e.g. identical groups, are split between their two minima this way).
     """
     d1, d2 = _flip_effect(prob, st)
-    gap = st.gap_other[0]
     right = st.right.copy()
-    r1, r2 = st.h1[0], st.h2[0]
-    base = _model(st, r1, r2)[0, 0]
-    free = st.twin[0].copy()
-    while free.any():
-        score = np.where(free, gap + _model(st, r1 + d1, r2 + d2)[0] - base, np.inf)
-        j = int(np.argmin(score))
-        if not score[j] < 0:
-            break
-        right[0, j] ^= True
-        free[j] = False
-        r1, r2 = r1 + d1[j], r2 + d2[j]
-        base = _model(st, r1, r2)[0, 0]
+    for t in range(right.shape[0]):
+        one = _rows(st, [t])
+        r1, r2 = st.h1[t], st.h2[t]
+        base = _model(one, r1, r2)[0, 0]
+        free = st.twin[t].copy()
+        while free.any():
+            score = np.where(free, st.gap_other[t] + _model(one, r1 + d1[t], r2 + d2[t])[0] - base, np.inf)
+            j = int(np.argmin(score))
+            if not score[j] < 0:
+                break
+            right[t, j] ^= True
+            free[j] = False
+            r1, r2 = r1 + d1[t, j], r2 + d2[t, j]
+            base = _model(one, r1, r2)[0, 0]
     return right
 
 
 def _flip_effect(prob: Problem, st: State):
-    """For ONE attribute: change of (h1, h2) when each group switches to its other minimum."""
-    N, C = prob.N, prob.C[0]
-    v, o = st.v[0], st.other[0]
-    return N * (o - v), N * ((C + o) ** 2 - (C + v) ** 2)
+    """Change of (h1, h2) when each group switches to its other minimum (d, m)."""
+    N, C = prob.N, prob.C
+    return N * (st.other - st.v), N * ((C + st.other) ** 2 - (C + st.v) ** 2)
 
 
 def polish(prob: Problem, st: State, tol: float = 1e-12, max_rounds: int = 20):
-    """Feasible local optimum near a kink of the dual of ONE attribute (``prob`` with d = 1).
+    """Feasible local optima near kinks of the dual, for every attribute of ``prob`` at once.
 
     Every group keeps one basin (left/right minimum of g_j); Newton on the basin-fixed dual solves
     the smooth KKT system h = 0 (its Lagrangian Hessian diag(g_j'') is positive definite, so the
-    point is a strict local minimum). Starting from ``_round``'s assignment, a group whose other
-    minimum is lower at the new multipliers is switched while the quadratic model predicts a
-    lower objective. Returns (best feasible state or None, Newton iterations, best dual value
-    seen): the true dual at a polished point is also a lower bound.
+    point is a strict local minimum). Starting from ``_round``'s assignment, the group whose other
+    minimum is best by the quadratic model at the new multipliers is switched, while that
+    lowers the objective. Returns per attribute: shifts (NaN rows where no assignment reached
+    feasibility), objectives (inf there), the best dual value seen (the true dual at a polished
+    point is also a lower bound) and the Newton iterations.
     """
+    d, m = st.v.shape
+    best_v, best_f = np.full((d, m), np.nan), np.full(d, np.inf)
+    bound, total = np.full(d, -np.inf), np.zeros(d, dtype=np.int64)
+    rows = np.arange(d)
     start = _sides(prob, st, _round(prob, st))
-    best, best_f, total, bound = None, np.inf, 0, -np.inf
     for _ in range(max_rounds):
-        fixed, it, _ = newton(prob, start.lam, start.mu, start, tol=tol, max_iter=30)
-        total += int(it[0])
-        if scaled_residual(prob, fixed)[0] > tol:
+        sub = prob.take(rows)
+        fixed, it, _ = newton(sub, None, None, start, tol=tol, max_iter=30)
+        total[rows] += it
+        f = np.where(scaled_residual(sub, fixed) <= tol, sub.objective(fixed.v), np.inf)
+        better = f < best_f[rows]
+        if not better.any():
             break
-        f = prob.objective(fixed.v)[0]
-        if f >= best_f:
+        rows, fixed, f, sub = rows[better], _rows(fixed, better), f[better], sub.take(np.flatnonzero(better))
+        best_v[rows], best_f[rows] = fixed.v, f
+        bound[rows] = np.maximum(bound[rows], evaluate(sub, fixed.lam, fixed.mu).q)
+        d1, d2 = _flip_effect(sub, fixed)
+        score = np.where(fixed.twin, fixed.gap_other, np.inf) + _model(fixed, d1, d2)
+        j = np.argmin(score, axis=1)
+        go = score[np.arange(len(rows)), j] < 0
+        if not go.any():
             break
-        best, best_f = fixed, f
-        bound = max(bound, float(evaluate(prob, fixed.lam, fixed.mu).q[0]))
-        d1, d2 = _flip_effect(prob, fixed)
-        score = np.where(fixed.twin[0], fixed.gap_other[0], np.inf) + _model(fixed, d1, d2)[0]
-        j = int(np.argmin(score))
-        if not score[j] < 0:
-            break
+        rows, fixed, j = rows[go], _rows(fixed, go), j[go]
         right = fixed.right.copy()
-        right[0, j] ^= True
-        start = _sides(prob, fixed, right)
-    return best, total, bound
+        right[np.arange(len(rows)), j] ^= True
+        start = _sides(prob.take(rows), fixed, right)
+    return best_v, best_f, bound, total
 
 
 def _sides(prob: Problem, st: State, right: np.ndarray) -> State:
@@ -371,23 +379,22 @@ def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float
     kinked = np.flatnonzero(scaled_residual(prob, st) > tol)
     f = np.full(d, np.inf)
 
-    def keep(t, start):
-        one = prob.take([t])
-        best, extra, bound = polish(one, start, tol=tol)
-        iters[t] += extra
-        q[t] = max(q[t], bound)
-        if best is not None and one.objective(best.v)[0] < f[t]:
-            f[t], v[t] = one.objective(best.v)[0], best.v[0]
+    def keep(idx, start):
+        found, fv, bound, extra = polish(prob.take(idx), start, tol=tol)
+        iters[idx] += extra
+        q[idx] = np.maximum(q[idx], bound)
+        won = fv < f[idx]
+        f[idx[won]], v[idx[won]] = fv[won], found[won]
 
-    for t in kinked:
-        keep(t, _rows(st, [t]))
-    retry = [t for t in kinked if not (np.isfinite(f[t]) and f[t] - q[t] <= retry_gap * abs(f[t]))]
-    if retry:
+    if kinked.size:
+        keep(kinked, _rows(st, kinked))
+    retry = np.array([t for t in kinked if not (np.isfinite(f[t]) and f[t] - q[t] <= retry_gap * abs(f[t]))],
+                     dtype=np.int64)
+    if retry.size:
         top, extra = smooth(prob.take(retry), _rows(st, retry))
         iters[retry] += extra
-        for i, t in enumerate(retry):
-            q[t] = max(q[t], top.q[i])
-            keep(t, _rows(top, [i]))
+        q[retry] = np.maximum(q[retry], top.q)
+        keep(retry, top)
     weak = np.array([t for t in kinked if not (np.isfinite(f[t]) and f[t] - q[t] <= restart_gap * abs(f[t]))],
                     dtype=np.int64)
     if weak.size:
