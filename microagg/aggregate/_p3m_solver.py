@@ -356,7 +356,7 @@ class DualSolution:
     kinked: np.ndarray
 
 
-def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float = 1e-6,
+def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float = 1e-5,
                restart_gap: float = 1e-4) -> DualSolution:
     """Dual Newton for all attributes; where it stalls at a kink of the dual:
 
