@@ -21,3 +21,17 @@ def test_app_switches_method_variant_and_aggregation():
     assert {m.label: m.value for m in at.metric}["Information loss (IL)"] == "8.884 %"
     at.sidebar.selectbox[-1].set_value("Median").run()
     assert not at.exception and not at.error
+
+
+def test_app_offers_p3m_with_its_parameters():
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.sidebar.selectbox[-1].set_value("P3M (proximity-breach prevention)").run()
+    assert not at.exception and not at.error
+    keys = {w.key for w in at.sidebar.number_input} | {w.key for w in at.sidebar.selectbox}
+    assert {"a-p3m-alpha", "a-p3m-delta", "a-p3m-w", "a-p3m-w_seed", "a-p3m-weights", "a-p3m-solver"} <= keys
+    assert at.sidebar.checkbox(key="a-p3m-relative").value is False
+    at.sidebar.number_input(key="a-p3m-alpha").set_value(0.9).run()
+    at.sidebar.selectbox(key="a-p3m-weights").set_value("random").run()
+    assert not at.exception and not at.error
+    at.sidebar.number_input(key="a-p3m-alpha").set_value(0.0).run()
+    assert not at.exception and not at.error
