@@ -233,6 +233,8 @@ def _merge(a: State, b: State, take: np.ndarray) -> State:
     """State with attribute rows from ``b`` where ``take``."""
     if not take.any():
         return a
+    if take.all():
+        return b
     out = {}
     for name in State.__dataclass_fields__:
         x, y = getattr(a, name), getattr(b, name)

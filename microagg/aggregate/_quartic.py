@@ -26,16 +26,17 @@ def cubic_outer_roots(c4, c3, c2, c1) -> tuple[np.ndarray, np.ndarray, np.ndarra
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.cbrt(-0.5 * q - np.copysign(np.sqrt(np.maximum(disc, 0.0)), q))
         lo = t - p3 / t - shift             # the one real root (t != 0 whenever disc > 0)
-    hi = lo.copy()
     if three.any():
         # y = rho cos(theta), rho = 2 sqrt(-p/3), cos(3 theta) = -4 q / rho^3
         pm, qm, sm = p3[three], q[three], shift[three]
         rho = 2.0 * np.sqrt(-pm)
         phi = np.arccos(np.clip(-4.0 * qm / np.where(rho > 0, rho, 1.0) ** 3, -1.0, 1.0)) / 3.0
         lo[three] = rho * np.cos(phi - 4.0 * np.pi / 3.0) - sm
-        hi[three] = rho * np.cos(phi) - sm
+        hi3 = _newton(rho * np.cos(phi) - sm, c4[three], c3[three], c2[three], c1[three])
     lo = _newton(lo, c4, c3, c2, c1)
-    hi = np.where(three, _newton(hi, c4, c3, c2, c1), lo)
+    hi = lo.copy()
+    if three.any():
+        hi[three] = hi3
     return lo, hi, three
 
 

@@ -92,18 +92,18 @@ class P3MResult:
         """Rows for ``Release.report()`` (``attribute`` is a column index or "all")."""
         rows = []
 
-        def add(metric, value, attribute="all", unit="", direction=""):
-            rows.append({"metric": metric, "attribute": attribute, "value": value, "unit": unit,
+        def add(metric, value, attribute="all", direction=""):
+            rows.append({"metric": metric, "attribute": attribute, "value": value, "unit": "",
                          "direction": direction, "source": SOURCE})
 
         add("P3M solver", self.solver)
-        add("P3M objective", float(self.objective.sum()), unit="z units⁴", direction="lower is better")
-        add("P3M dual bound", float(self.dual_bound.sum()), unit="z units⁴")
+        add("P3M objective", float(self.objective.sum()), direction="lower is better")
+        add("P3M dual bound", float(self.dual_bound.sum()))
         add("P3M attributes certified optimal", f"{int(self.certified.sum())} of {len(self.status)}")
         for t, status in enumerate(self.status):
             add("P3M status", status, t)
-            add("P3M objective", float(self.objective[t]), t, "z units⁴", "lower is better")
-            add("P3M gap", float(self.gap[t]), t, "z units⁴", "lower is better")
+            add("P3M objective", float(self.objective[t]), t, direction="lower is better")
+            add("P3M gap", float(self.gap[t]), t, direction="lower is better")
         return rows
 
     def __repr__(self) -> str:
