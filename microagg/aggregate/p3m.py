@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MicroaggError
-from ..metrics.privacy import random_weights, resolve_delta, resolve_weights
+from ..metrics.privacy import resolve_delta, resolve_weights
 from ..preprocess import check_finite
 from ..registry import Param, register
 from . import _p3m_solver as solvers
@@ -141,11 +141,7 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
                             f"got {delta!r}. Use relative=False for absolute thresholds.")
     if weights not in WEIGHTS:
         raise MicroaggError(f"'weights' must be one of {WEIGHTS}; got {weights!r}.")
-    if weights == "random":
-        resolve_weights("random", n, d, w_seed)  # validates w_seed
-        W = random_weights(n, d, int(w_seed))
-    else:
-        W = resolve_weights(w, n, d, w_seed)
+    W = resolve_weights("random" if weights == "random" else w, n, d, w_seed)
     if solver not in SOLVERS:
         raise MicroaggError(f"'solver' must be one of {SOLVERS}; got {solver!r}.")
     for name, value in (("tol", tol), ("gap_tol", gap_tol)):
@@ -158,10 +154,13 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
     cat = {key: np.concatenate([p[key] for p in parts]) for key in ("objective", "bound", "iterations")}
     shifts = parts[0]["shifts"] if lab.ndim == 1 else [p["shifts"][:, 0] for p in parts]
 
-    sd2 = Z.var(axis=0)
-    mean_error = Zp.mean(axis=0) - Z.mean(axis=0)
+    mean, sd2 = Z.mean(axis=0), Z.var(axis=0)
+    mean_error = Zp.mean(axis=0) - mean
     variance_error = Zp.var(axis=0) - sd2
-    feasible = (np.abs(mean_error) <= tol * np.sqrt(sd2) + 1e-300) & (np.abs(variance_error) <= tol * sd2 + 1e-300)
+    # tolerances relative to the spread, plus the rounding of values stored as mean + deviation
+    eps = 4.0 * np.finfo(np.float64).eps * np.abs(mean)
+    feasible = ((np.abs(mean_error) <= tol * np.sqrt(sd2) + eps)
+                & (np.abs(variance_error) <= tol * sd2 + 2.0 * eps * np.sqrt(sd2) + eps * eps))
     gap = cat["objective"] - cat["bound"]
     certified = feasible & (gap <= gap_tol * np.maximum(np.abs(cat["objective"]), 1.0))
     status = tuple("optimal" if c else ("local" if f else "infeasible") for c, f in zip(certified, feasible))
@@ -224,6 +223,7 @@ def _solve_block(x, lab, D, W, alpha, solver) -> dict:
     objective = alpha * (gamma * gamma).sum(axis=0) + (1.0 - alpha) * (N[:, None] * v.T ** 2).sum(axis=0)
     bound[S == 0] = objective[S == 0]                     # the only feasible point
     Zp = xbar + (C + v.T)[lab]
+    Zp[:, S == 0] = x[:, S == 0]                           # released exactly as they are
     return {"Zp": Zp, "objective": objective, "bound": bound, "iterations": iterations, "shifts": v.T.copy()}
 
 

@@ -163,6 +163,13 @@ def test_raw_units_constant_column_and_per_attribute_labels():
     assert np.allclose(res2.Zp[:, :2], res.Zp[:, :2]) and len(res2.shifts) == 3
 
 
+def test_large_mean_small_spread_and_inexact_constant():
+    X = np.column_stack([np.full(9, 0.1), np.random.default_rng(0).normal(1e6, 1.0, 9), np.arange(9.0)])
+    res = p3m_solve(X, np.repeat(np.arange(3), 3), delta=[0.1, 0.5, 0.5])
+    assert res.status == ("optimal",) * 3 and np.array_equal(res.Zp[:, 0], X[:, 0])
+    assert abs(res.Zp[:, 1].var() - X[:, 1].var()) < 1e-9 * X[:, 1].var()
+
+
 def test_result_object_reports_every_attribute(benchmark_z, classic):
     res = p3m_solve(benchmark_z["eia"], classic["eia", 10])
     table = res.table(names=[f"a{t}" for t in range(11)])
