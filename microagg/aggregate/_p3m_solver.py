@@ -310,12 +310,12 @@ def polish(prob: Problem, st: State, tol: float = 1e-12, max_rounds: int = 20):
     point is a strict local minimum). Starting from ``_round``'s assignment, the group whose other
     minimum is best by the quadratic model at the new multipliers is switched, while that
     lowers the objective. Returns per attribute: shifts (NaN rows where no assignment reached
-    feasibility), objectives (inf there), the best dual value seen (the true dual at a polished
-    point is also a lower bound) and the Newton iterations.
+    feasibility), objectives (inf there), the dual value at the best point's multipliers (also a
+    lower bound) and the Newton iterations.
     """
     d, m = st.v.shape
     best_v, best_f = np.full((d, m), np.nan), np.full(d, np.inf)
-    bound, total = np.full(d, -np.inf), np.zeros(d, dtype=np.int64)
+    lam, mu, total = st.lam.copy(), st.mu.copy(), np.zeros(d, dtype=np.int64)
     rows = np.arange(d)
     start = _sides(prob, st, _round(prob, st))
     for _ in range(max_rounds):
@@ -327,8 +327,7 @@ def polish(prob: Problem, st: State, tol: float = 1e-12, max_rounds: int = 20):
         if not better.any():
             break
         rows, fixed, f, sub = rows[better], _rows(fixed, better), f[better], sub.take(np.flatnonzero(better))
-        best_v[rows], best_f[rows] = fixed.v, f
-        bound[rows] = np.maximum(bound[rows], evaluate(sub, fixed.lam, fixed.mu).q)
+        best_v[rows], best_f[rows], lam[rows], mu[rows] = fixed.v, f, fixed.lam, fixed.mu
         d1, d2 = _flip_effect(sub, fixed)
         score = np.where(fixed.twin, fixed.gap_other, np.inf) + _model(fixed, d1, d2)
         j = np.argmin(score, axis=1)
@@ -339,6 +338,7 @@ def polish(prob: Problem, st: State, tol: float = 1e-12, max_rounds: int = 20):
         right = fixed.right.copy()
         right[np.arange(len(rows)), j] ^= True
         start = _sides(prob.take(rows), fixed, right)
+    bound = np.where(np.isfinite(best_f), evaluate(prob, lam, mu).q, -np.inf)
     return best_v, best_f, bound, total
 
 
