@@ -246,12 +246,13 @@ def smooth(prob: Problem, st: State, start: float = 0.01, level_tol: float = 1e-
            settle: float = 1e-8):
     """Maximize the non-smooth dual from a stall point ``st`` (exact state) by continuation on the
     smoothed dual: τ starts at ``start`` times the ascent the quadratic model still predicts,
-    ½ h^T (-H)^{-1} h (measured: 0.01 needs fewer Newton steps than 1 and finds the same maximum),
+    ½ h^T (-H)^{-1} h (measured: 0.01 needs fewer Newton steps than 1 and finds the same maximum;
+    at most the size of q, as a singular Hessian can make the model unbounded),
     and shrinks by ``factor`` (its square after a quick level) until, at a level converged to
     ``level_tol``, the exact dual value at the smoothed maximizer moves by less than ``settle``
     (relative). Returns the exact state with the highest dual value seen and the iterations."""
     scale = np.abs(st.q) + np.abs(st.mu * prob.S) + 1.0
-    tau = np.maximum(start * _model(st, st.h1[:, None], st.h2[:, None])[:, 0], 1e-13 * scale)
+    tau = np.clip(start * _model(st, st.h1[:, None], st.h2[:, None])[:, 0], 1e-13 * scale, scale)
     best, last = st, st
     iters = np.zeros(len(st.lam), dtype=np.int64)
     going = np.ones(len(st.lam), dtype=bool)
