@@ -28,9 +28,24 @@ def _parse_params(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise MicroaggError(f"--param expects name=value; got {item!r}.")
+            raise MicroaggError(f"--param and --data-param expect name=value; got {item!r}.")
         params[name.strip()] = value.strip()
     return params
+
+
+def _numbers(params: dict[str, str]) -> dict:
+    """``name=value`` strings as ints where possible, else floats, else strings (data set arguments)."""
+    out = {}
+    for name, raw in params.items():
+        for cast in (int, float):
+            try:
+                out[name] = cast(raw)
+                break
+            except ValueError:
+                continue
+        else:
+            out[name] = raw
+    return out
 
 
 def _typed(params: dict[str, str], method: str, aggregation: str) -> dict:
@@ -58,7 +73,7 @@ def cmd_run(args) -> int:
     if (args.dataset is None) == (args.input is None):
         raise MicroaggError("give exactly one of --dataset NAME or --input FILE.csv.")
     if args.dataset is not None:
-        df = load_dataset(args.dataset)
+        df = load_dataset(args.dataset, **_numbers(_parse_params(args.data_param)))
     else:
         try:
             df = pd.read_csv(args.input)
@@ -144,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="microaggregate a bundled data set or a CSV file and print the report")
     run.add_argument("--dataset", help="bundled data set name (see 'datasets')")
+    run.add_argument("--data-param", action="append", default=[], metavar="NAME=VALUE",
+                     help="an argument of the data set, e.g. n=2000 or seed=1 for generators (repeatable)")
     run.add_argument("--input", help="CSV file with a header row")
     run.add_argument("--columns", help="comma-separated columns to mask (default: every numeric column)")
     run.add_argument("--keep", help="comma-separated columns to release unmasked (others are dropped)")

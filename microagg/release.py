@@ -111,7 +111,7 @@ def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> 
 def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean",
                    columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
                    renormalize: bool = False, method_params: dict | None = None,
-                   aggregation_params: dict | None = None, **params) -> Release:
+                   aggregation_params: dict | None = None, labels=None, **params) -> Release:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` and ``aggregation`` name registered methods (``microagg.registry``);
@@ -119,7 +119,9 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     ``aggregation_params``). ``columns=None`` masks every numeric column. Columns
     not masked are dropped unless listed in ``keep``, which releases them unchanged.
     ``renormalize`` rescales the masked z-scores to unit variance (seed 000
-    Eq. 5) before destandardizing. The input is never modified.
+    Eq. 5) before destandardizing. ``labels`` reuses a partition computed earlier
+    (e.g. cached by the dashboard) instead of running ``method`` again; it is
+    checked like any other. The input is never modified.
     """
     df = as_frame(data)
     k = check_k(k)
@@ -141,7 +143,9 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
 
     std = Standardizer.fit(X)
     Z = std.transform(X)
-    labels = np.asarray(part.func(Z, k, **mp))
+    labels = np.asarray(part.func(Z, k, **mp) if labels is None else labels)
+    if labels.ndim not in (1, 2) or labels.shape[0] != len(Z):
+        raise MicroaggError(f"labels must have one entry per record ({len(Z)}); got shape {labels.shape}.")
     _check_partition(labels, k, part)
     Zp = agg.func(Z, labels, **ap)
     if renormalize:

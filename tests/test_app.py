@@ -1,23 +1,80 @@
+"""The dashboard through Streamlit's AppTest: every data source, method and aggregation; errors."""
+
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from microagg.registry import methods
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
+def start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown(at: AppTest) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
 def test_app_runs_and_responds_to_k():
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    assert not at.exception
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Information loss (IL)"] == "9.088 %" and metrics["k-anonymous"] == "yes"
-    at.sidebar.number_input[0].set_value(3).run()
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Information loss (IL)"] == "5.692 %" and metrics["Smallest group"] == "3"
+    at = start()
+    assert shown(at)["Information loss (IL)"] == "9.088 %" and shown(at)["k-anonymous"] == "yes"
+    at.number_input(key="k").set_value(3).run()
+    assert shown(at)["Information loss (IL)"] == "5.692 %"
+    assert shown(at)["Smallest equivalence class"] == "3"
 
 
-def test_app_switches_method_variant_and_aggregation():
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    at.sidebar.selectbox(key="p-mdav-variant").set_value("single").run()
-    assert {m.label: m.value for m in at.metric}["Information loss (IL)"] == "8.884 %"
-    at.sidebar.selectbox[-1].set_value("Median").run()
+@pytest.mark.parametrize("name", ["tarragona", "census", "eia"])
+def test_every_benchmark(name):
+    at = start()
+    at.selectbox(key="dataset").set_value(name).run()
     assert not at.exception and not at.error
+    assert shown(at)["k-anonymous"] == "yes"
+
+
+def test_generated_data_and_its_size():
+    at = start()
+    at.radio(key="source").set_value("generated").run()
+    at.number_input(key="n").set_value(600).run()
+    assert not at.exception and not at.error
+    assert "n=600" in "".join(c.value for c in at.code)
+
+
+@pytest.mark.parametrize("method", [m.title for m in methods("partition")])
+def test_every_method(method):
+    at = start()
+    at.selectbox(key="method").set_value(method).run()
+    assert not at.exception and not at.error
+
+
+@pytest.mark.parametrize("aggregation", [m.title for m in methods("aggregate")])
+def test_every_aggregation(aggregation):
+    at = start()
+    at.selectbox(key="aggregation").set_value(aggregation).run()
+    assert not at.exception and not at.error
+
+
+def test_variant_changes_the_loss():
+    at = start()
+    at.selectbox(key="p-mdav-variant").set_value("single").run()
+    assert shown(at)["Information loss (IL)"] == "8.884 %"
+
+
+def test_errors_are_messages_not_tracebacks():
+    at = start()
+    at.number_input(key="k").set_value(5000).run()
+    assert not at.exception
+    assert any("larger than the number of records" in e.value for e in at.error)
+    at.number_input(key="k").set_value(5).run()
+    at.sidebar.multiselect[0].set_value([]).run()
+    assert not at.exception and any("at least one numeric column" in w.value for w in at.warning)
+
+
+def test_release_tab_offers_the_reproducing_commands():
+    at = start()
+    code = "\n".join(c.value for c in at.code)
+    assert "ma.microaggregate(" in code and "python -m microagg run --dataset census --k 5" in code

@@ -108,3 +108,13 @@ def test_no_release_from_a_partition_with_a_small_group(monkeypatch):
     monkeypatch.setitem(registry._REGISTRY["partition"], "mdav", bad)
     with pytest.raises(ma.MicroaggError, match="no release was made"):
         ma.microaggregate(pd.DataFrame({"a": np.arange(10.0)}), 2)
+
+
+def test_precomputed_labels_are_reused_and_checked(small_df):
+    rel = ma.microaggregate(small_df, 4, variant="classic")
+    again = ma.microaggregate(small_df, 4, aggregation="median", labels=rel.labels)
+    assert np.array_equal(again.labels, rel.labels)
+    with pytest.raises(ma.MicroaggError, match="fewer than k|group of"):
+        ma.microaggregate(small_df, 4, labels=np.arange(40) % 20)
+    with pytest.raises(ma.MicroaggError, match="one entry per record"):
+        ma.microaggregate(small_df, 4, labels=np.zeros(7, int))
