@@ -16,15 +16,15 @@ from .risk import dld, linkage, nearest_masked, sdid
 from .scores import dr_seed000, g_dr, si_seed000, si_seed004
 from .significance import sign_test
 from .utility import (
-           adm,
-           il1s,
-           information_loss,
-           partition_information_loss,
-           sse,
-           sse_by_attribute,
-           sse_by_group,
-           sse_i,
-           sst,
+    adm,
+    il1s,
+    information_loss,
+    partition_information_loss,
+    sse,
+    sse_by_attribute,
+    sse_by_group,
+    sse_i,
+    sst,
 )
 
 __all__ = ["registry", "group_sizes", "group_stats", "k_anonymity", "g_il", "gil_components", "pil",
