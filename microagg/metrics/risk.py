@@ -37,6 +37,7 @@ from ._arrays import columns, pair, percent
 
 RULES = ("expected", "lowest_index", "1st", "2nd", "1st_or_2nd")
 _REL = 1e-9  # relative margin within which a tree decision is re-checked exactly
+_LEAFSIZE = 64  # measured about twice as fast as scipy's default 16 for 10-dimensional queries (benchmarks/)
 
 
 def _sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -62,7 +63,7 @@ def nearest_ties(P: np.ndarray, Q: np.ndarray, rank: np.ndarray) -> tuple[np.nda
     """
     if len(P) == 1:
         return np.zeros(len(Q), dtype=np.int64), {}
-    tree = cKDTree(P)
+    tree = cKDTree(P, leafsize=_LEAFSIZE)
     _, idx = tree.query(Q, k=2, workers=-1)
     d0 = _sqdist(Q, P[idx[:, 0]])
     d1 = _sqdist(Q, P[idx[:, 1]])
@@ -80,7 +81,7 @@ def nearest_ties(P: np.ndarray, Q: np.ndarray, rank: np.ndarray) -> tuple[np.nda
 
 def two_nearest(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """The nearest and second-nearest rows of P for every row of Q, ties to the lowest row index; (len(Q), 2)."""
-    tree = cKDTree(P)
+    tree = cKDTree(P, leafsize=_LEAFSIZE)
     m = min(3, len(P))
     _, idx = tree.query(Q, k=m, workers=-1)
     idx = idx.reshape(len(Q), m)
