@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import MicroaggError
-from .metrics import group_stats, information_loss, k_anonymity, partition_information_loss, sse, sst
+from .metrics import group_stats, k_anonymity
+from .metrics.report import evaluate_arrays
 from .partition import check_k
 from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns
 from .preprocess import renormalize as _renormalize
@@ -50,8 +51,17 @@ class Release:
     def k(self) -> int:
         return self.params["k"]
 
-    def report(self) -> pd.DataFrame:
-        """Metrics of this release, one per row: metric, attribute, value, unit, direction, source."""
+    def report(self, **params) -> pd.DataFrame:
+        """Metrics of this release, one per row: metric, attribute, value, unit, direction, source.
+
+        Every metric of ``microagg.evaluate`` (``params`` are its parameters, e.g. ``p=5``, ``keys=[...]``),
+        computed on the release's own z-scores before rounding, then the group statistics, the
+        k-anonymity check of the released rows and the columns masked, dropped and kept.
+        """
+        params.setdefault("k", self.k)
+        X = self.original[self.masked].to_numpy(dtype=np.float64)
+        Xp = self.protected[self.masked].to_numpy(dtype=np.float64)
+        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -59,12 +69,6 @@ class Release:
                          "direction": direction, "source": source})
 
         lower, higher = "lower is better", "higher is better"
-        add("IL", information_loss(self.Z, self.Zp), "%", lower, "seed 003 Eq. 4 (100 SSE/SST)")
-        if self.params["aggregation"] != "mean" or self.params["renormalize"]:
-            add("partition IL", partition_information_loss(self.Z, self.labels), "%", lower,
-                "seed 003 Eq. 1-4 with group means")
-        add("SSE", sse(self.Z, self.Zp), "z units²", lower, "seed 000 Eq. 1")
-        add("SST", sst(self.Z), "z units²", "", "seed 000 Eq. 2")
         if self.labels.ndim == 1:
             stats = group_stats(self.labels, self.k)
             add("groups", stats["groups"], "groups", "", "FORMULAS §4.12")
@@ -79,7 +83,7 @@ class Release:
         add("columns masked", ", ".join(self.masked), "", "", "release")
         add("columns dropped", ", ".join(self.dropped) or "none", "", "", "release")
         add("columns kept unmasked", ", ".join(self.kept) or "none", "", "", "release")
-        return pd.DataFrame(rows, columns=["metric", "attribute", "value", "unit", "direction", "source"])
+        return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
 
     def to_csv(self, path, **kwargs) -> None:
         """Write the protected table (index included unless ``index=False``)."""

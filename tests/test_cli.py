@@ -3,7 +3,7 @@ import sys
 
 import pandas as pd
 
-from microagg.cli import main, reproduce_mdav
+from microagg.cli import main, reproduce_dld, reproduce_mdav, reproduce_scores
 
 
 def test_run_writes_the_release_and_prints_the_report(tmp_path, capsys):
@@ -48,3 +48,18 @@ def test_reproduce_mdav_table():
 def test_module_entry_point():
     res = subprocess.run([sys.executable, "-m", "microagg", "datasets"], capture_output=True, text=True, check=True)
     assert "tarragona" in res.stdout
+
+
+def test_reproduce_sl_prints_every_cell(capsys):
+    assert main(["reproduce", "sl"]) == 0
+    out = capsys.readouterr().out
+    assert "24 of 24 published values reproduced (SL %, tolerance 0.02 pp (Table 2) and 0.05 pp (Table 3))" in out
+
+
+def test_reproduce_scores_and_dld_explain_every_mismatch():
+    table = reproduce_scores()
+    gil = table[table["row"] == "G_IL"]
+    assert len(gil) == 3 and gil["match"].all()
+    assert (table.loc[~table["match"], "note"] != "").all()
+    dld = reproduce_dld()
+    assert len(dld) == 12 and (dld["note"] != "").all()
