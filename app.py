@@ -13,6 +13,8 @@ import streamlit as st
 
 import microagg as ma
 from microagg import plots, recipe
+from microagg.explore import risk_utility
+from microagg.metrics import registry as metric_registry
 from microagg.registry import Param, methods
 
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
@@ -40,12 +42,21 @@ def partition(df: pd.DataFrame, columns: tuple, k: int, method: str, params: tup
     return ma.microaggregate(df, k, method=method, columns=list(columns), **dict(params)).labels
 
 
-@st.cache_data(show_spinner="Aggregating…")
+@st.cache_data(show_spinner="Aggregating and evaluating…")
 def release(df: pd.DataFrame, columns: tuple, keep: tuple, k: int, method: str, mparams: tuple, aggregation: str,
-            aparams: tuple, labels: np.ndarray):
+            aparams: tuple, labels: np.ndarray, eparams: tuple = ()):
     rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns), keep=list(keep),
                             method_params=dict(mparams), aggregation_params=dict(aparams), labels=labels)
-    return rel.protected, rel.report(), rel.Z, rel.Zp, rel.params
+    return rel.protected, rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+
+
+@st.cache_data(show_spinner=False)
+def ru_sweep(df: pd.DataFrame, columns: tuple, ks: tuple, method_names: tuple, aggregation: str, p: float):
+    bar = st.progress(0.0, text="Computing the risk-utility map…")
+    frame = risk_utility(df, ks, method_names, aggregation, list(columns), p=p,
+                         progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
+    bar.empty()
+    return frame
 
 
 @st.cache_data(show_spinner=False)
@@ -153,6 +164,9 @@ with st.sidebar:
     st.caption(f"{agg.summary} — {agg.source}")
     aparams = {p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params}
 
+    st.header("Metrics")
+    eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p")}
+
 if not columns:
     st.warning("Select at least one numeric column to mask.")
     st.stop()
@@ -164,7 +178,7 @@ try:
     mkey, akey = tuple(sorted(mparams.items())), tuple(sorted(aparams.items()))
     labels = partition(df, tuple(columns), k, part.name, mkey)
     protected, report, Z, Zp, params = release(df, tuple(columns), tuple(keep), k, part.name, mkey, agg.name,
-                                               akey, labels)
+                                               akey, labels, tuple(sorted(eparams.items())))
 except ma.MicroaggError as exc:
     st.error(str(exc))
     st.stop()
@@ -177,7 +191,8 @@ c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]
           help="Released rows identical on all masked columns; k-anonymity needs at least k.")
 c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO")
 
-tab_partition, tab_aggregation, tab_release = st.tabs(["Partition", "Aggregation", "Release"])
+tab_partition, tab_aggregation, tab_risk, tab_release = st.tabs(
+    ["Partition", "Aggregation", "Risk & utility", "Release"])
 
 with tab_partition:
     left, right = st.columns([3, 2])
@@ -243,6 +258,45 @@ with tab_aggregation:
     attr = st.selectbox("attribute", columns, key="agg-attr")
     st.plotly_chart(plots.masked_vs_original(df[attr], {t: p[attr] for t, p in masked.items()}, attr),
                     width="stretch")
+
+with tab_risk:
+    described = metric_registry.metric_table().set_index("metric")
+    overall = report[report["attribute"] == "all"].set_index("metric")
+    shown_rows = [m for m in overall.index if m in described.index]
+    table = pd.DataFrame({
+        "family": described.loc[shown_rows, "family"],
+        "metric": [described.loc[m, "title"] + (f" ({m})" if m != described.loc[m, "title"] else "")
+                   for m in shown_rows],
+        "value": [f"{v:.4g}" if isinstance(v, float) else str(v) for v in overall.loc[shown_rows, "value"]],
+        "unit": overall.loc[shown_rows, "unit"],
+        "better": overall.loc[shown_rows, "direction"].str.replace(" is better", ""),
+        "what it measures": described.loc[shown_rows, "summary"],
+        "source": described.loc[shown_rows, "source"],
+    })
+    families = [f for f in metric_registry.FAMILIES if f in set(table["family"])]
+    for family in families:
+        st.markdown(f"**{family.capitalize()}**")
+        st.dataframe(table[table["family"] == family].drop(columns="family"), hide_index=True, width="stretch")
+
+    st.subheader("Risk-utility map")
+    st.write("How information loss and disclosure risk move together as k grows: each point is one release; "
+             "lower-left is better. Computed on demand.")
+    r1, r2, r3 = st.columns([2, 2, 1])
+    ru_methods = r1.multiselect("methods", [m.name for m in methods("partition")], default=[part.name],
+                                key="ru-methods")
+    k_lo, k_hi = r2.slider("k from … to", 2, 30, (2, 15), key="ru-k")
+    axes_pair = r3.selectbox("axes", ["IL vs DLD", "PIL vs DLD", "IL vs SDID", "PIL vs SDID"], key="ru-axes")
+    if st.button("Compute the map", key="ru-go") or st.session_state.get("ru-done"):
+        st.session_state["ru-done"] = True
+        ks = tuple(sorted({k_lo, k_hi, *range(k_lo, k_hi + 1, max(1, (k_hi - k_lo) // 7))}))
+        try:
+            frame = ru_sweep(df, tuple(columns), ks, tuple(ru_methods), agg.name, float(eparams["p"]))
+        except ma.MicroaggError as exc:
+            st.error(str(exc))
+        else:
+            utility_name, risk_name = axes_pair.split(" vs ")
+            st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
+            st.dataframe(frame.round(3), hide_index=True, width="stretch")
 
 with tab_release:
     st.dataframe(protected, height=320, width="stretch")

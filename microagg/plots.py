@@ -129,3 +129,20 @@ def masked_vs_original(original: pd.Series, masked: dict[str, pd.Series], attrib
                       yaxis_title=f"released {attribute}", height=440, margin=dict(l=40, r=20, t=50, b=40),
                       legend=dict(orientation="h", y=-0.18))
     return fig
+
+
+def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL") -> go.Figure:
+    """Risk-utility map: one line per method through its k values (``microagg.explore.risk_utility`` output)."""
+    fig = go.Figure()
+    for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
+        rows = rows.sort_values("k")
+        fig.add_trace(go.Scatter(x=rows[risk], y=rows[utility], mode="lines+markers+text", name=method,
+                                 text=[f"k={k}" for k in rows["k"]], textposition="top right",
+                                 marker=dict(size=8, color=PALETTE[i % len(PALETTE)]),
+                                 line=dict(color=PALETTE[i % len(PALETTE)]),
+                                 hovertemplate=f"{method}, %{{text}}<br>{risk} %{{x:.2f}} %<br>"
+                                               f"{utility} %{{y:.2f}} %<extra></extra>"))
+    fig.update_layout(title=f"Risk-utility map: {utility} against {risk} (lower-left is better)",
+                      xaxis_title=f"{risk} (%) — disclosure risk", yaxis_title=f"{utility} (%) — information loss",
+                      height=460, margin=dict(l=50, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.18))
+    return fig
