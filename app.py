@@ -1,6 +1,8 @@
 """microagg dashboard: pick data, k, a partitioning method and an aggregation; see what it costs.
 
-Run with ``streamlit run app.py``. UI only: every computation is a call into ``microagg``.
+Run with ``streamlit run app.py``. UI only: every computation is a call into ``microagg``,
+every figure comes from ``microagg.plots``, and every widget for a method parameter is
+built from the registry.
 """
 
 from __future__ import annotations
@@ -10,92 +12,173 @@ import pandas as pd
 import streamlit as st
 
 import microagg as ma
-from microagg import plots
+from microagg import plots, recipe
+from microagg.explore import risk_utility
+from microagg.metrics import registry as metric_registry
 from microagg.registry import Param, methods
+
+MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
+MAX_RECORDS = 200_000
 
 st.set_page_config(page_title="microagg", layout="wide")
 
 
-@st.cache_resource(show_spinner="Compiling the MDAV kernel (first start only, about 20 s)…")
+# --------------------------------------------------------------------------- cached stages
+
+
+@st.cache_resource(show_spinner="Preparing the MDAV kernel (compiled once per machine, then cached)…")
 def warm_up() -> bool:
     ma.partition.mdav(np.arange(12.0).reshape(6, 2), 2)
     return True
 
 
 @st.cache_data(show_spinner=False)
-def load(name: str) -> pd.DataFrame:
-    return ma.load_dataset(name)
+def load(name: str, **kwargs) -> pd.DataFrame:
+    return ma.load_dataset(name, **kwargs)
 
 
-@st.cache_data(show_spinner="Microaggregating…")
-def run(df: pd.DataFrame, k: int, method: str, aggregation: str, columns: tuple, params: tuple):
-    rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns), **dict(params))
-    return rel.protected, rel.labels, rel.report()
+@st.cache_data(show_spinner="Partitioning…")
+def partition(df: pd.DataFrame, columns: tuple, k: int, method: str, params: tuple) -> np.ndarray:
+    return ma.microaggregate(df, k, method=method, columns=list(columns), **dict(params)).labels
+
+
+@st.cache_data(show_spinner="Aggregating and evaluating…")
+def release(df: pd.DataFrame, columns: tuple, keep: tuple, k: int, method: str, mparams: tuple, aggregation: str,
+            aparams: tuple, labels: np.ndarray, eparams: tuple = ()):
+    rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns), keep=list(keep),
+                            method_params=dict(mparams), aggregation_params=dict(aparams), labels=labels)
+    return rel.protected, rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+
+
+@st.cache_data(show_spinner=False)
+def ru_sweep(df: pd.DataFrame, columns: tuple, ks: tuple, method_names: tuple, aggregation: str, p: float):
+    bar = st.progress(0.0, text="Computing the risk-utility map…")
+    frame = risk_utility(df, ks, method_names, aggregation, list(columns), p=p,
+                         progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
+    bar.empty()
+    return frame
+
+
+@st.cache_data(show_spinner=False)
+def pcs(Z: np.ndarray) -> np.ndarray:
+    return plots.principal_components(Z)
+
+
+@st.cache_data(show_spinner=False)
+def steps(xy: np.ndarray, k: int, variant: str):
+    return ma.partition.mdav_steps(xy, k, variant)
+
+
+# --------------------------------------------------------------------------- widgets
 
 
 def widget(p: Param, key: str):
-    """A widget for one registered parameter."""
-    label = f"{p.name}"
+    """A widget for one registered parameter (array-valued parameters keep their default here)."""
     if p.type == "choice":
-        return st.selectbox(label, p.choices, index=p.choices.index(p.default), help=p.help, key=key)
+        return st.selectbox(p.name, p.choices, index=p.choices.index(p.default), help=p.help, key=key)
     if p.type == "bool":
-        return st.checkbox(label, value=p.default, help=p.help, key=key)
+        return st.checkbox(p.name, value=p.default, help=p.help, key=key)
     if p.type == "int":
-        return int(st.number_input(label, value=int(p.default), step=1, help=p.help, key=key,
+        return int(st.number_input(p.name, value=int(p.default), step=1, help=p.help, key=key,
                                    min_value=None if p.low is None else int(p.low),
                                    max_value=None if p.high is None else int(p.high)))
     if p.type == "float":
-        return float(st.number_input(label, value=float(p.default), help=p.help, key=key, format="%g",
+        bounded = p.low is not None and p.high is not None
+        if bounded and not p.low_open and not p.high_open:
+            return st.slider(p.name, float(p.low), float(p.high), float(p.default), help=p.help, key=key)
+        return float(st.number_input(p.name, value=float(p.default), help=p.help, key=key, format="%g",
                                      min_value=None if p.low is None else float(p.low),
                                      max_value=None if p.high is None else float(p.high)))
-    return p.default  # array-valued parameters keep their default here
+    return p.default
 
+
+def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
+    """The data source widgets; returns the data, a Python expression and CLI arguments that load it."""
+    info = ma.list_datasets().set_index("name")
+    source = st.radio("Source", ["benchmark", "generated", "upload"], horizontal=True, key="source",
+                      format_func={"benchmark": "benchmark", "generated": "generated", "upload": "your CSV"}.get)
+    if source == "benchmark":
+        names = [n for n in info.index if info.loc[n, "kind"] == "benchmark"]
+        name = st.selectbox("Data set", names, index=names.index("census"), key="dataset")
+        st.caption(f"{info.loc[name, 'description']} — {info.loc[name, 'source']}")
+        return load(name), f"ma.load_dataset({name!r})", ["--dataset", name]
+    if source == "generated":
+        names = [n for n in info.index if info.loc[n, "kind"] == "generator"]
+        name = st.selectbox("Generator", names, key="generator")
+        st.caption(f"{info.loc[name, 'description']} — {info.loc[name, 'source']}")
+        n = int(st.number_input("records", min_value=10, max_value=MAX_RECORDS, value=2000, step=500, key="n"))
+        seed = int(st.number_input("seed", min_value=0, value=0, step=1, key="seed"))
+        return (load(name, n=n, seed=seed), f"ma.load_dataset({name!r}, n={n}, seed={seed})",
+                ["--dataset", name, "--data-param", f"n={n}", "--data-param", f"seed={seed}"])
+    up = st.file_uploader(f"CSV with a header row (at most {MAX_UPLOAD_MB} MB, {MAX_RECORDS:,} records)", type="csv")
+    if up is None:
+        st.info("Upload a CSV file to start, or pick a benchmark data set.")
+        st.stop()
+    if up.size > MAX_UPLOAD_MB * 2**20:
+        st.error(f"The file is {up.size / 2**20:.0f} MB; the dashboard accepts at most {MAX_UPLOAD_MB} MB. "
+                 "Use the command line (python -m microagg run --input ...) for larger files.")
+        st.stop()
+    try:
+        df = pd.read_csv(up)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        st.error(f"Cannot read {up.name} as CSV: {exc}")
+        st.stop()
+    if len(df) > MAX_RECORDS:
+        st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
+                 "Use the command line for larger files.")
+        st.stop()
+    return df, f"pd.read_csv({up.name!r})", ["--input", up.name]
+
+
+# --------------------------------------------------------------------------- page
 
 warm_up()
 st.title("microagg — microaggregation lab")
-st.caption("Partition numeric records into groups of at least k, publish a group value instead of each "
-           "record, and see what it costs in information loss.")
+st.caption("Partition numeric records into groups of at least k, publish a group value instead of each record, "
+           "and see what it costs in information loss.")
 
 with st.sidebar:
     st.header("Data")
-    info = ma.list_datasets()
-    bundled = info[info.kind == "benchmark"].name.tolist()
-    source = st.radio("Source", ["bundled data set", "upload a CSV"], horizontal=True)
-    if source == "bundled data set":
-        name = st.selectbox("Data set", bundled, index=bundled.index("census"))
-        df = load(name)
-        st.caption(info.set_index("name").loc[name, "description"])
-    else:
-        up = st.file_uploader("CSV file with a header row", type="csv")
-        if up is None:
-            st.info("Upload a CSV file to start.")
-            st.stop()
-        try:
-            df = pd.read_csv(up)
-        except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-            st.error(f"Cannot read this file: {exc}")
-            st.stop()
-    numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
-    columns = st.multiselect("Columns to mask", numeric, default=numeric,
-                             help="Only numeric columns can be microaggregated; the others are dropped.")
+    df, data_expr, data_args = data_sidebar()
+    numeric = [str(c) for c in df.columns
+               if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+    if not numeric:
+        st.error("This data has no numeric column: microaggregation needs numbers.")
+        st.stop()
+    columns = st.multiselect("Columns to mask", numeric, default=numeric, key=f"columns:{data_expr}",
+                             help="Numeric columns replaced by group values. Identifiers (record numbers, "
+                                  "IDs) should not be masked: leave them out, and they are dropped.")
+    others = [str(c) for c in df.columns if str(c) not in columns]
+    keep = st.multiselect("Columns to release unmasked", others, default=[], key=f"keep:{data_expr}",
+                          help="Released as they are. Every other column not masked is dropped from the release.")
 
     st.header("Microaggregation")
-    k = int(st.number_input("k (minimum group size)", min_value=2, max_value=max(2, len(df)), value=min(5, len(df)),
-                            step=1))
+    k = int(st.number_input("k (minimum group size)", min_value=2, value=5, step=1, key="k",
+                            help="Every released value is shared by at least k records."))
     parts = {m.title: m for m in methods("partition")}
-    part = parts[st.selectbox("Partitioning method", list(parts))]
+    part = parts[st.selectbox("Partitioning method", list(parts), key="method")]
     st.caption(f"{part.summary} — {part.source}")
-    params = {p.name: widget(p, f"p-{part.name}-{p.name}") for p in part.params}
+    mparams = {p.name: widget(p, f"p-{part.name}-{p.name}") for p in part.params}
     aggs = {m.title: m for m in methods("aggregate")}
-    agg = aggs[st.selectbox("Aggregation", list(aggs))]
+    agg = aggs[st.selectbox("Aggregation", list(aggs), key="aggregation")]
     st.caption(f"{agg.summary} — {agg.source}")
-    params.update({p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params})
+    aparams = {p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params}
+
+    st.header("Metrics")
+    eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p")}
 
 if not columns:
     st.warning("Select at least one numeric column to mask.")
     st.stop()
+if k > len(df):
+    st.error(f"k = {k} is larger than the number of records ({len(df)}): no group of {k} records can be formed. "
+             "Lower k.")
+    st.stop()
 try:
-    protected, labels, report = run(df, k, part.name, agg.name, tuple(columns), tuple(sorted(params.items())))
+    mkey, akey = tuple(sorted(mparams.items())), tuple(sorted(aparams.items()))
+    labels = partition(df, tuple(columns), k, part.name, mkey)
+    protected, report, Z, Zp, params = release(df, tuple(columns), tuple(keep), k, part.name, mkey, agg.name,
+                                               akey, labels, tuple(sorted(eparams.items())))
 except ma.MicroaggError as exc:
     st.error(str(exc))
     st.stop()
@@ -103,24 +186,127 @@ except ma.MicroaggError as exc:
 values = report.set_index("metric")["value"]
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Information loss (IL)", f"{float(values['IL']):.3f} %", help="100·SSE/SST on z-scores (seed 003 Eq. 4)")
-c2.metric("Groups", int(values["groups"]))
-c3.metric("Smallest group", int(values["smallest group"]))
+c2.metric("Groups", int(values["groups"]) if "groups" in values else "per attribute")
+c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
+          help="Released rows identical on all masked columns; k-anonymity needs at least k.")
 c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO")
 
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(plots.group_sizes(labels, k), width="stretch")
-with right:
-    if len(columns) >= 2:
-        x = st.selectbox("x attribute", columns, index=0)
-        y = st.selectbox("y attribute", columns, index=1)
-        st.plotly_chart(plots.original_vs_protected(df, protected, x, y), width="stretch")
-    else:
-        st.info("Select two or more columns to see original and released values side by side.")
+tab_partition, tab_aggregation, tab_risk, tab_release = st.tabs(
+    ["Partition", "Aggregation", "Risk & utility", "Release"])
 
-st.subheader("Protected data")
-st.dataframe(protected, height=300)
-st.download_button("Download the release (CSV)", protected.to_csv(index=False).encode(), file_name="release.csv",
-                   mime="text/csv")
-with st.expander("Full report"):
-    st.dataframe(report.astype({"value": str}), hide_index=True)
+with tab_partition:
+    left, right = st.columns([3, 2])
+    with left:
+        axes = st.radio("Axes", ["first two principal components", "two attributes"], horizontal=True)
+        if axes == "two attributes" and len(columns) >= 2:
+            a, b = st.columns(2)
+            x = a.selectbox("x", columns, index=0)
+            y = b.selectbox("y", columns, index=1)
+            xy, names = Z[:, [columns.index(x), columns.index(y)]], (f"{x} (z)", f"{y} (z)")
+        else:
+            xy = pcs(Z) if len(columns) >= 2 else np.column_stack([Z[:, 0], np.zeros(len(Z))])
+            names = ("PC1", "PC2") if len(columns) >= 2 else (f"{columns[0]} (z)", "")
+        st.plotly_chart(plots.partition_scatter(xy, labels, names), width="stretch")
+    with right:
+        st.plotly_chart(plots.group_sizes(labels, k), width="stretch")
+        st.caption("MDAV-type methods make groups of exactly k except at the end; variable-size methods "
+                   "use sizes between k and 2k−1.")
+
+    with st.expander("MDAV step by step (a small sample, two attributes)", expanded=False):
+        st.write("MDAV repeatedly takes the record **farthest from the centroid** of the records not yet grouped "
+                 "and groups it with its k−1 nearest neighbours; then the record farthest from that one, and the "
+                 "same again. Step through it on a sample of records.")
+        s1, s2, s3 = st.columns(3)
+        size = int(s1.number_input("sample size", min_value=max(2 * k, 10), max_value=200, value=max(40, 2 * k)))
+        variant = s2.selectbox("variant", ma.registry.get_method("partition", "mdav").param("variant").choices,
+                               index=1)
+        pair = s3.multiselect("attributes", columns, default=columns[:2], max_selections=2)
+        if len(pair) == 2:
+            rows = np.linspace(0, len(df) - 1, min(size, len(df))).astype(int)
+            sample = ma.standardize(df[pair].iloc[rows])
+            trace = steps(sample, k, variant)
+            step = st.slider("groups formed", 0, len(trace.steps), min(1, len(trace.steps)))
+            st.plotly_chart(plots.mdav_step(sample, trace, step, (f"{pair[0]} (z)", f"{pair[1]} (z)")),
+                            width="stretch")
+            if 0 < step <= len(trace.steps):
+                row = trace.steps.iloc[step - 1]
+                if row.seed >= 0:
+                    st.caption(f"Step {step}: {row['remaining']} records left; record {rows[row.seed]} is the "
+                               f"{row.role} (star) and takes its {k - 1} nearest neighbours.")
+                else:
+                    st.caption(f"Step {step}: the last {row['remaining']} records form the final group.")
+        else:
+            st.info("Pick two attributes.")
+
+with tab_aggregation:
+    st.write("The same partition, aggregated by every registered aggregation (default parameters for the ones not "
+             "selected in the sidebar).")
+    rows, masked = [], {}
+    for m in methods("aggregate"):
+        ap = akey if m.name == agg.name else tuple(sorted(m.defaults().items()))
+        try:
+            prot_m, rep_m, _, _, _ = release(df, tuple(columns), (), k, part.name, mkey, m.name, ap, labels)
+        except ma.MicroaggError as exc:
+            st.warning(f"{m.title}: {exc}")
+            continue
+        masked[m.title] = prot_m
+        r = rep_m.set_index("metric")["value"]
+        rows.append({"aggregation": m.title, "IL (%)": float(r["IL"]),
+                     "IL of the group means (%)": float(r["partition IL"]) if "partition IL" in r else float(r["IL"]),
+                     "k-anonymous": bool(r["k-anonymous"])})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    attr = st.selectbox("attribute", columns, key="agg-attr")
+    st.plotly_chart(plots.masked_vs_original(df[attr], {t: p[attr] for t, p in masked.items()}, attr),
+                    width="stretch")
+
+with tab_risk:
+    described = metric_registry.metric_table().set_index("metric")
+    overall = report[report["attribute"] == "all"].set_index("metric")
+    shown_rows = [m for m in overall.index if m in described.index]
+    table = pd.DataFrame({
+        "family": described.loc[shown_rows, "family"],
+        "metric": [described.loc[m, "title"] + (f" ({m})" if m != described.loc[m, "title"] else "")
+                   for m in shown_rows],
+        "value": [f"{v:.4g}" if isinstance(v, float) else str(v) for v in overall.loc[shown_rows, "value"]],
+        "unit": overall.loc[shown_rows, "unit"],
+        "better": overall.loc[shown_rows, "direction"].str.replace(" is better", ""),
+        "what it measures": described.loc[shown_rows, "summary"],
+        "source": described.loc[shown_rows, "source"],
+    })
+    families = [f for f in metric_registry.FAMILIES if f in set(table["family"])]
+    for family in families:
+        st.markdown(f"**{family.capitalize()}**")
+        st.dataframe(table[table["family"] == family].drop(columns="family"), hide_index=True, width="stretch")
+
+    st.subheader("Risk-utility map")
+    st.write("How information loss and disclosure risk move together as k grows: each point is one release; "
+             "lower-left is better. Computed on demand.")
+    r1, r2, r3 = st.columns([2, 2, 1])
+    ru_methods = r1.multiselect("methods", [m.name for m in methods("partition")], default=[part.name],
+                                key="ru-methods")
+    k_lo, k_hi = r2.slider("k from … to", 2, 30, (2, 15), key="ru-k")
+    axes_pair = r3.selectbox("axes", ["IL vs DLD", "PIL vs DLD", "IL vs SDID", "PIL vs SDID"], key="ru-axes")
+    if st.button("Compute the map", key="ru-go") or st.session_state.get("ru-done"):
+        st.session_state["ru-done"] = True
+        ks = tuple(sorted({k_lo, k_hi, *range(k_lo, k_hi + 1, max(1, (k_hi - k_lo) // 7))}))
+        try:
+            frame = ru_sweep(df, tuple(columns), ks, tuple(ru_methods), agg.name, float(eparams["p"]))
+        except ma.MicroaggError as exc:
+            st.error(str(exc))
+        else:
+            utility_name, risk_name = axes_pair.split(" vs ")
+            st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
+            st.dataframe(frame.round(3), hide_index=True, width="stretch")
+
+with tab_release:
+    st.dataframe(protected, height=320, width="stretch")
+    d1, d2 = st.columns(2)
+    d1.download_button("Download the release (CSV)", protected.to_csv(index=False).encode(), file_name="release.csv",
+                       mime="text/csv")
+    d2.download_button("Download the report (CSV)", report.to_csv(index=False).encode(), file_name="report.csv",
+                       mime="text/csv")
+    st.subheader("Report")
+    st.dataframe(report.astype({"value": str}), hide_index=True, width="stretch")
+    st.subheader("Reproduce this release")
+    st.code(recipe.python_snippet(params, data_expr), language="python")
+    st.code(recipe.cli_command(params, data_args), language="bash")

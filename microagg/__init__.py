@@ -3,9 +3,10 @@
 from . import aggregate, metrics, partition, registry
 from .datasets import list_datasets, load_dataset
 from .errors import MicroaggError
+from .metrics import evaluate
 from .preprocess import Standardizer, destandardize, renormalize, standardize
 from .release import Release, microaggregate
 
 __all__ = ["aggregate", "metrics", "partition", "registry", "list_datasets", "load_dataset", "MicroaggError",
-           "Standardizer", "destandardize", "renormalize", "standardize", "Release", "microaggregate"]
+           "evaluate", "Standardizer", "destandardize", "renormalize", "standardize", "Release", "microaggregate"]
 __version__ = "0.1.0"

@@ -15,9 +15,10 @@ def group_sizes(labels, k: int | None = None) -> go.Figure:
                            hovertemplate="size %{x}: %{y} groups<extra></extra>"))
     if k is not None:
         for x, text in ((k, "k"), (2 * k - 1, "2k−1")):
-            fig.add_vline(x=x, line_dash="dot", line_color="#888", annotation_text=text)
+            fig.add_vline(x=x, line_dash="dot", line_color="#888", annotation_text=text,
+                          annotation_position="top right", annotation_yshift=10)
     fig.update_layout(title="Group sizes", xaxis_title="records in the group", yaxis_title="groups",
-                      bargap=0.2, height=320, margin=dict(l=40, r=20, t=50, b=40))
+                      bargap=0.2, height=340, margin=dict(l=40, r=20, t=70, b=40))
     fig.update_xaxes(dtick=1)
     return fig
 
@@ -36,4 +37,112 @@ def original_vs_protected(original: pd.DataFrame, protected: pd.DataFrame, x: st
                                marker=dict(size=7, color="#d62728", symbol="x")))
     fig.update_layout(title=f"{y} against {x}", xaxis_title=x, yaxis_title=y, height=420,
                       margin=dict(l=40, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d",
+           "#79706e"]
+
+
+def principal_components(Z: np.ndarray, n: int = 2) -> np.ndarray:
+    """Scores of the first ``n`` principal components of standardized ``Z`` (sign: largest loading positive)."""
+    Zc = Z - Z.mean(axis=0)
+    _, _, vt = np.linalg.svd(Zc, full_matrices=False)
+    vt = vt[:n] * np.sign(vt[:n][np.arange(min(n, len(vt))), np.abs(vt[:n]).argmax(axis=1)])[:, None]
+    return Zc @ vt.T
+
+
+def partition_scatter(xy: np.ndarray, labels, names=("x", "y"), max_points: int = 4000,
+                      title: str = "Records coloured by group") -> go.Figure:
+    """2-D scatter of records coloured by group (colours cycle), with every group's centroid marked."""
+    labels = np.asarray(labels)
+    lab = labels if labels.ndim == 1 else labels[:, 0]
+    n = len(lab)
+    take = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(int)
+    colours = np.array(PALETTE)[lab[take] % len(PALETTE)]
+    counts = np.bincount(lab)
+    cx = np.bincount(lab, weights=xy[:, 0]) / counts
+    cy = np.bincount(lab, weights=xy[:, 1]) / counts
+    fig = go.Figure()
+    fig.add_trace(go.Scattergl(x=xy[take, 0], y=xy[take, 1], mode="markers", name="records",
+                               marker=dict(size=6, color=colours, opacity=0.75),
+                               customdata=lab[take], hovertemplate="group %{customdata}<extra></extra>"))
+    fig.add_trace(go.Scattergl(x=cx, y=cy, mode="markers", name="group centroids",
+                               marker=dict(size=9, color="black", symbol="x-thin", line=dict(width=2))))
+    fig.update_layout(title=title, xaxis_title=names[0], yaxis_title=names[1], height=460,
+                      margin=dict(l=40, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.15))
+    return fig
+
+
+def mdav_step(xy: np.ndarray, trace, step: int, names=("x", "y")) -> go.Figure:
+    """One step of an MDAV trace on 2-D data: groups formed so far, the reference point, the seed and its group.
+
+    ``trace`` is ``microagg.partition.mdav_steps(xy, k, ...)``; ``step`` counts groups formed (0..m).
+    """
+    steps = trace.steps
+    leftovers = set(trace.leftovers.tolist())
+    done = np.full(len(xy), -1)
+    for g in range(min(step, len(steps))):
+        members = [i for i in steps.members[g] if i not in leftovers]
+        done[members] = g
+    fig = go.Figure()
+    free = done < 0
+    fig.add_trace(go.Scatter(x=xy[free, 0], y=xy[free, 1], mode="markers", name="not yet grouped",
+                             marker=dict(size=8, color="#c7c7c7")))
+    formed = ~free
+    fig.add_trace(go.Scatter(x=xy[formed, 0], y=xy[formed, 1], mode="markers", name="grouped",
+                             marker=dict(size=8, color=np.array(PALETTE)[done[formed] % len(PALETTE)]),
+                             customdata=done[formed], hovertemplate="group %{customdata}<extra></extra>"))
+    if 0 < step <= len(steps):
+        row = steps.iloc[step - 1]
+        members = [i for i in row.members if i not in leftovers]
+        seed = row.seed
+        if seed >= 0:
+            ref = np.asarray(row.reference, dtype=float)
+            what = "centroid of the records left" if row.role == "farthest from centroid" else "previous record r"
+            fig.add_trace(go.Scatter(x=[ref[0]], y=[ref[1]], mode="markers", name=f"{what} (reference)",
+                                     marker=dict(size=16, color="black", symbol="star")))
+            for i in members:
+                fig.add_trace(go.Scatter(x=[xy[seed, 0], xy[i, 0]], y=[xy[seed, 1], xy[i, 1]], mode="lines",
+                                         line=dict(color="#555", width=1), showlegend=False, hoverinfo="skip"))
+            fig.add_trace(go.Scatter(x=[xy[seed, 0]], y=[xy[seed, 1]], mode="markers", name="farthest record",
+                                     marker=dict(size=18, color="rgba(0,0,0,0)", line=dict(color="black", width=2))))
+    fig.update_layout(xaxis_title=names[0], yaxis_title=names[1], height=460, margin=dict(l=40, r=20, t=30, b=40),
+                      legend=dict(orientation="h", y=-0.15))
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)  # equal units: distances look like distances
+    return fig
+
+
+def masked_vs_original(original: pd.Series, masked: dict[str, pd.Series], attribute: str,
+                       max_points: int = 4000) -> go.Figure:
+    """Released value against original value of one attribute, one trace per aggregation; y = x is no change."""
+    x = original.to_numpy(dtype=float)
+    take = np.arange(len(x)) if len(x) <= max_points else np.linspace(0, len(x) - 1, max_points).astype(int)
+    fig = go.Figure()
+    lo, hi = float(np.min(x)), float(np.max(x))
+    fig.add_trace(go.Scattergl(x=[lo, hi], y=[lo, hi], mode="lines", name="unchanged (y = x)",
+                               line=dict(color="#999", dash="dot")))
+    for i, (title, values) in enumerate(masked.items()):
+        fig.add_trace(go.Scattergl(x=x[take], y=values.to_numpy(dtype=float)[take], mode="markers", name=title,
+                                   marker=dict(size=5, opacity=0.6, color=PALETTE[i % len(PALETTE)])))
+    fig.update_layout(title=f"{attribute}: released against original", xaxis_title=f"original {attribute}",
+                      yaxis_title=f"released {attribute}", height=440, margin=dict(l=40, r=20, t=50, b=40),
+                      legend=dict(orientation="h", y=-0.18))
+    return fig
+
+
+def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL") -> go.Figure:
+    """Risk-utility map: one line per method through its k values (``microagg.explore.risk_utility`` output)."""
+    fig = go.Figure()
+    for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
+        rows = rows.sort_values("k")
+        fig.add_trace(go.Scatter(x=rows[risk], y=rows[utility], mode="lines+markers+text", name=method,
+                                 text=[f"k={k}" for k in rows["k"]], textposition="top right",
+                                 marker=dict(size=8, color=PALETTE[i % len(PALETTE)]),
+                                 line=dict(color=PALETTE[i % len(PALETTE)]),
+                                 hovertemplate=f"{method}, %{{text}}<br>{risk} %{{x:.2f}} %<br>"
+                                               f"{utility} %{{y:.2f}} %<extra></extra>"))
+    fig.update_layout(title=f"Risk-utility map: {utility} against {risk} (lower-left is better)",
+                      xaxis_title=f"{risk} (%) — disclosure risk", yaxis_title=f"{utility} (%) — information loss",
+                      height=460, margin=dict(l=50, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.18))
     return fig

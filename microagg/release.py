@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import MicroaggError
-from .metrics import group_stats, information_loss, k_anonymity, partition_information_loss, sse, sst
+from .metrics import group_stats, k_anonymity
+from .metrics.report import evaluate_arrays
 from .partition import check_k
 from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns
 from .preprocess import renormalize as _renormalize
@@ -51,8 +52,17 @@ class Release:
     def k(self) -> int:
         return self.params["k"]
 
-    def report(self) -> pd.DataFrame:
-        """Metrics of this release, one per row: metric, attribute, value, unit, direction, source."""
+    def report(self, **params) -> pd.DataFrame:
+        """Metrics of this release, one per row: metric, attribute, value, unit, direction, source.
+
+        Every metric of ``microagg.evaluate`` (``params`` are its parameters, e.g. ``p=5``, ``keys=[...]``),
+        computed on the release's own z-scores before rounding, then the group statistics, the
+        k-anonymity check of the released rows and the columns masked, dropped and kept.
+        """
+        params.setdefault("k", self.k)
+        X = self.original[self.masked].to_numpy(dtype=np.float64)
+        Xp = self.protected[self.masked].to_numpy(dtype=np.float64)
+        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -60,12 +70,6 @@ class Release:
                          "direction": direction, "source": source})
 
         lower, higher = "lower is better", "higher is better"
-        add("IL", information_loss(self.Z, self.Zp), "%", lower, "seed 003 Eq. 4 (100 SSE/SST)")
-        if self.params["aggregation"] != "mean" or self.params["renormalize"]:
-            add("partition IL", partition_information_loss(self.Z, self.labels), "%", lower,
-                "seed 003 Eq. 1-4 with group means")
-        add("SSE", sse(self.Z, self.Zp), "z units²", lower, "seed 000 Eq. 1")
-        add("SST", sst(self.Z), "z units²", "", "seed 000 Eq. 2")
         if self.labels.ndim == 1:
             stats = group_stats(self.labels, self.k)
             add("groups", stats["groups"], "groups", "", "FORMULAS §4.12")
@@ -83,7 +87,7 @@ class Release:
         for row in self.aggregation_report:
             at = row.get("attribute", "all")
             rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
-        return pd.DataFrame(rows, columns=["metric", "attribute", "value", "unit", "direction", "source"])
+        return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
 
     def to_csv(self, path, **kwargs) -> None:
         """Write the protected table (index included unless ``index=False``)."""
@@ -115,7 +119,7 @@ def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> 
 def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean",
                    columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
                    renormalize: bool = False, method_params: dict | None = None,
-                   aggregation_params: dict | None = None, **params) -> Release:
+                   aggregation_params: dict | None = None, labels=None, **params) -> Release:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` and ``aggregation`` name registered methods (``microagg.registry``);
@@ -126,7 +130,9 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     Eq. 5) before destandardizing; it is refused for aggregations that already
     preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
     An aggregation registered with a ``with_report`` hook ((Z, labels, **params) ->
-    (Z', rows)) adds its rows to ``report()``. The input is never modified.
+    (Z', rows)) adds its rows to ``report()``. ``labels`` reuses a partition computed
+    earlier (e.g. cached by the dashboard) instead of running ``method`` again; it is
+    checked like any other. The input is never modified.
     """
     df = as_frame(data)
     k = check_k(k)
@@ -152,7 +158,9 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
 
     std = Standardizer.fit(X)
     Z = std.transform(X)
-    labels = np.asarray(part.func(Z, k, **mp))
+    labels = np.asarray(part.func(Z, k, **mp) if labels is None else labels)
+    if labels.ndim not in (1, 2) or labels.shape[0] != len(Z):
+        raise MicroaggError(f"labels must have one entry per record ({len(Z)}); got shape {labels.shape}.")
     _check_partition(labels, k, part)
     hook = agg.extras.get("with_report")
     Zp, agg_rows = hook(Z, labels, **ap) if hook is not None else (agg.func(Z, labels, **ap), [])

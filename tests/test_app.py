@@ -1,37 +1,94 @@
+"""The dashboard through Streamlit's AppTest: every data source, method and aggregation; errors."""
+
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from microagg.registry import methods
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
+def start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown(at: AppTest) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
 def test_app_runs_and_responds_to_k():
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = start()
+    assert shown(at)["Information loss (IL)"] == "9.088 %" and shown(at)["k-anonymous"] == "yes"
+    at.number_input(key="k").set_value(3).run()
+    assert shown(at)["Information loss (IL)"] == "5.692 %"
+    assert shown(at)["Smallest equivalence class"] == "3"
+
+
+@pytest.mark.parametrize("name", ["tarragona", "census", "eia"])
+def test_every_benchmark(name):
+    at = start()
+    at.selectbox(key="dataset").set_value(name).run()
+    assert not at.exception and not at.error
+    assert shown(at)["k-anonymous"] == "yes"
+
+
+def test_generated_data_and_its_size():
+    at = start()
+    at.radio(key="source").set_value("generated").run()
+    at.number_input(key="n").set_value(600).run()
+    assert not at.exception and not at.error
+    assert "n=600" in "".join(c.value for c in at.code)
+
+
+@pytest.mark.parametrize("method", [m.title for m in methods("partition")])
+def test_every_method(method):
+    at = start()
+    at.selectbox(key="method").set_value(method).run()
+    assert not at.exception and not at.error
+
+
+@pytest.mark.parametrize("aggregation", [m.title for m in methods("aggregate")])
+def test_every_aggregation(aggregation):
+    at = start()
+    at.selectbox(key="aggregation").set_value(aggregation).run()
+    assert not at.exception and not at.error
+
+
+def test_variant_changes_the_loss():
+    at = start()
+    at.selectbox(key="p-mdav-variant").set_value("single").run()
+    assert shown(at)["Information loss (IL)"] == "8.884 %"
+
+
+def test_errors_are_messages_not_tracebacks():
+    at = start()
+    at.number_input(key="k").set_value(5000).run()
     assert not at.exception
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Information loss (IL)"] == "9.088 %" and metrics["k-anonymous"] == "yes"
-    at.sidebar.number_input[0].set_value(3).run()
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Information loss (IL)"] == "5.692 %" and metrics["Smallest group"] == "3"
+    assert any("larger than the number of records" in e.value for e in at.error)
+    at.number_input(key="k").set_value(5).run()
+    at.sidebar.multiselect[0].set_value([]).run()
+    assert not at.exception and any("at least one numeric column" in w.value for w in at.warning)
 
 
-def test_app_switches_method_variant_and_aggregation():
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    at.sidebar.selectbox(key="p-mdav-variant").set_value("single").run()
-    assert {m.label: m.value for m in at.metric}["Information loss (IL)"] == "8.884 %"
-    at.sidebar.selectbox[-1].set_value("Median").run()
+def test_release_tab_offers_the_reproducing_commands():
+    at = start()
+    code = "\n".join(c.value for c in at.code)
+    assert "ma.microaggregate(" in code and "python -m microagg run --dataset census --k 5" in code
+
+
+def test_p3m_parameters_are_widgets():
+    at = start()
+    at.selectbox(key="aggregation").set_value("P3M (proximity-breach prevention)").run()
     assert not at.exception and not at.error
-
-
-def test_app_offers_p3m_with_its_parameters():
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    at.sidebar.selectbox[-1].set_value("P3M (proximity-breach prevention)").run()
+    assert {"a-p3m-delta", "a-p3m-w", "a-p3m-w_seed"} <= {w.key for w in at.number_input}
+    assert {"a-p3m-weights", "a-p3m-solver"} <= {w.key for w in at.selectbox}
+    assert at.checkbox(key="a-p3m-relative").value is False
+    at.slider(key="a-p3m-alpha").set_value(0.9).run()
+    at.selectbox(key="a-p3m-weights").set_value("random").run()
     assert not at.exception and not at.error
-    keys = {w.key for w in at.sidebar.number_input} | {w.key for w in at.sidebar.selectbox}
-    assert {"a-p3m-alpha", "a-p3m-delta", "a-p3m-w", "a-p3m-w_seed", "a-p3m-weights", "a-p3m-solver"} <= keys
-    assert at.sidebar.checkbox(key="a-p3m-relative").value is False
-    at.sidebar.number_input(key="a-p3m-alpha").set_value(0.9).run()
-    at.sidebar.selectbox(key="a-p3m-weights").set_value("random").run()
-    assert not at.exception and not at.error
-    at.sidebar.number_input(key="a-p3m-alpha").set_value(0.0).run()
+    at.slider(key="a-p3m-alpha").set_value(0.0).run()
     assert not at.exception and not at.error

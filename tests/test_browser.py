@@ -68,7 +68,7 @@ def test_dashboard_renders_results_and_charts(page, tmp_path):
 
 
 def test_changing_k_in_the_browser_updates_the_loss(page):
-    box = page.get_by_label("k (minimum group size)")
+    box = page.get_by_role("spinbutton", name="k (minimum group size)")
     box.fill("3")
     box.press("Enter")
     page.wait_for_selector("text=5.692 %", timeout=60_000)

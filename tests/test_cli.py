@@ -3,7 +3,7 @@ import sys
 
 import pandas as pd
 
-from microagg.cli import main, reproduce_mdav, reproduce_p3m
+from microagg.cli import main, reproduce_dld, reproduce_mdav, reproduce_p3m, reproduce_scores
 
 
 def test_run_writes_the_release_and_prints_the_report(tmp_path, capsys):
@@ -50,9 +50,23 @@ def test_module_entry_point():
     assert "tarragona" in res.stdout
 
 
-def test_reproduce_p3m_table():
+def test_reproduce_sl_prints_every_cell(capsys):
+    assert main(["reproduce", "sl"]) == 0
+    out = capsys.readouterr().out
+    assert "24 of 24 published values reproduced (SL %, tolerance 0.02 pp (Table 2) and 0.05 pp (Table 3))" in out
+
+
+def test_reproduce_scores_and_dld_explain_every_mismatch():
+    table = reproduce_scores()
+    gil = table[table["row"] == "G_IL"]
+    assert len(gil) == 3 and gil["match"].all()
+    assert (table.loc[~table["match"], "note"] != "").all()
+    dld = reproduce_dld()
+    assert len(dld) == 12 and (dld["note"] != "").all()
+
+
+def test_reproduce_p3m_table(capsys):
     table = reproduce_p3m()
     assert len(table) == 24 and set(table["w"]) == {"0.001", "rand"}
-    assert table[table.w == "0.001"]["match"].all()
-    assert table.attrs["summary"].startswith("Table 2: 12 of 12")
-    assert (table["ours"] > table["MDAV (ours)"]).all()
+    assert table["match"].all() and (table["ours"] > table["MDAV (ours)"]).all()
+    assert "tolerance 0.1 pp for Table 2 and 1 pp for Table 3" in table.attrs["criterion"]

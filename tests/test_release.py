@@ -111,6 +111,39 @@ def test_no_release_from_a_partition_with_a_small_group(monkeypatch):
         ma.microaggregate(pd.DataFrame({"a": np.arange(10.0)}), 2)
 
 
+def test_precomputed_labels_are_reused_and_checked(small_df):
+    rel = ma.microaggregate(small_df, 4, variant="classic")
+    again = ma.microaggregate(small_df, 4, aggregation="median", labels=rel.labels)
+    assert np.array_equal(again.labels, rel.labels)
+    with pytest.raises(ma.MicroaggError, match="fewer than k|group of"):
+        ma.microaggregate(small_df, 4, labels=np.arange(40) % 20)
+    with pytest.raises(ma.MicroaggError, match="one entry per record"):
+        ma.microaggregate(small_df, 4, labels=np.zeros(7, int))
+
+
+def test_report_is_evaluate_plus_release_rows():
+    df = ma.load_dataset("tarragona")
+    rel = ma.microaggregate(df, 3, renormalize=True)
+    rep = rel.report()
+    evaluated = ma.evaluate(df, rel.protected, rel.labels)
+    metrics_part = rep.iloc[:len(evaluated)]
+    assert list(metrics_part["metric"]) == list(evaluated["metric"])
+    # the report uses the z-scores before the release is rounded to 12 digits: differences are rounding-sized
+    assert np.allclose(metrics_part["value"].astype(float), evaluated["value"].astype(float), rtol=1e-9, atol=1e-6)
+    release_rows = set(rep["metric"].iloc[len(evaluated):])
+    assert {"groups", "smallest group", "k-anonymous", "columns masked", "columns dropped"} <= release_rows
+    assert set(rep.columns) == {"metric", "attribute", "value", "unit", "direction", "source"}
+
+
+def test_report_forwards_evaluation_parameters():
+    rel = ma.microaggregate(ma.load_dataset("census"), 5)
+    sdid = {p: rel.report(p=p).set_index("metric").loc["SDID"].query("attribute == 'all'")["value"].item()
+            for p in (2, 20)}
+    assert sdid[2] < sdid[20]
+    with pytest.raises(ma.MicroaggError, match="'w' must lie"):
+        rel.report(w=1.5)
+
+
 def test_release_with_p3m_reports_the_solver_and_preserves_moments():
     df = ma.load_dataset("census")
     rel = ma.microaggregate(df, 3, aggregation="p3m", variant="classic")

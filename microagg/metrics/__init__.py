@@ -1,7 +1,34 @@
-"""Risk and utility metrics over plain arrays (original Z, protected Z', labels)."""
+"""Risk and utility metrics over plain arrays (original Z, protected Z', labels), and ``evaluate``.
 
+Modules by concern: ``utility`` (SSE, IL, IL1s, ADM, SSE_i), ``probabilistic`` (PIL), ``gil``
+(seed 004's M1-M5 and G_IL), ``risk`` (DLD, SDID), ``privacy`` (SL), ``scores`` (DR, G_DR, SI),
+``significance`` (sign test), ``anonymity`` (group statistics, k-anonymity), ``registry`` (every
+metric described as data) and ``report`` (``evaluate``).
+"""
+
+from . import registry
 from .anonymity import group_sizes, group_stats, k_anonymity
-from .utility import information_loss, partition_information_loss, sse, sse_by_attribute, sst
+from .gil import g_il, gil_components
+from .privacy import satisfaction_by_attribute, satisfaction_level
+from .probabilistic import pil, pil_components
+from .report import evaluate
+from .risk import dld, linkage, nearest_masked, sdid
+from .scores import dr_seed000, g_dr, si_seed000, si_seed004
+from .significance import sign_test
+from .utility import (
+    adm,
+    il1s,
+    information_loss,
+    partition_information_loss,
+    sse,
+    sse_by_attribute,
+    sse_by_group,
+    sse_i,
+    sst,
+)
 
-__all__ = ["group_sizes", "group_stats", "k_anonymity", "information_loss", "partition_information_loss",
-           "sse", "sse_by_attribute", "sst"]
+__all__ = ["registry", "group_sizes", "group_stats", "k_anonymity", "g_il", "gil_components", "pil",
+           "pil_components", "satisfaction_by_attribute", "satisfaction_level", "evaluate", "dld", "linkage",
+           "nearest_masked", "sdid", "dr_seed000", "g_dr", "si_seed000", "si_seed004", "sign_test", "adm", "il1s",
+           "information_loss", "partition_information_loss", "sse", "sse_by_attribute", "sse_by_group", "sse_i",
+           "sst"]

@@ -92,7 +92,20 @@ def satisfaction_level(Z, Zp, delta=0.1, w=0.001, relative: bool = False, w_seed
     Z, Zp = pair(Z, Zp)
     n, d = Z.shape
     D = resolve_delta(delta, Z, relative)
-    W = resolve_weights(w, n, d, w_seed, allow_one=True)
+    W = resolve_weights(w, n, d, w_seed)
     sl = (D == 0) | (D <= np.abs(Z - Zp))
     total = W.sum()
     return 100.0 if total == 0 else float(100.0 * (W * sl).sum() / total)
+
+
+def satisfaction_by_attribute(Z, Zp, delta=0.1, w=0.001, relative: bool = False,
+                              w_seed: int | None = 1) -> np.ndarray:
+    """SL of every attribute in % (Eq. 13 restricted to one column), same arguments as :func:`satisfaction_level`."""
+    Z, Zp = pair(Z, Zp)
+    n, d = Z.shape
+    D = resolve_delta(delta, Z, relative)
+    W = resolve_weights(w, n, d, w_seed)
+    sl = (D == 0) | (D <= np.abs(Z - Zp))
+    total = W.sum(axis=0)
+    safe = np.where(total > 0, total, 1.0)
+    return np.where(total > 0, 100.0 * (W * sl).sum(axis=0) / safe, 100.0)

@@ -1,0 +1,34 @@
+import pytest
+
+import microagg as ma
+from microagg.metrics import registry
+
+
+def test_every_metric_is_described_as_data():
+    names = [m.name for m in registry.metrics()]
+    assert len(names) == len(set(names))
+    for m in registry.metrics():
+        assert m.title and m.summary and m.source and m.unit is not None
+        assert m.family in registry.FAMILIES
+        assert m.direction in ("lower is better", "higher is better", "")
+        assert set(m.params) <= set(registry.PARAMS), m.name
+    assert {m.name for m in registry.metrics("risk")} >= {"DLD", "DLD 1st or 2nd", "SDID", "ID", "RLD"}
+
+
+def test_parameters_carry_defaults_ranges_and_sources():
+    p = registry.PARAMS["p"]
+    assert p.default == 5.0 and p.describe_range() == "(0, 100)" and "seed 000" in p.source
+    assert registry.PARAMS["delta"].default == 0.1 and registry.PARAMS["w"].default == 0.001
+    for param in registry.PARAMS.values():
+        assert param.help
+
+
+def test_metric_table_and_lookup():
+    table = registry.metric_table()
+    assert list(table["metric"]) == [m.name for m in registry.metrics()]
+    assert {"title", "family", "unit", "direction", "source", "summary", "params"} <= set(table.columns)
+    assert registry.get_metric("SL").direction == "higher is better"
+    with pytest.raises(ma.MicroaggError, match="unknown metric 'XYZ'"):
+        registry.get_metric("XYZ")
+    with pytest.raises(ma.MicroaggError, match="unknown metric family"):
+        registry.metrics("speed")
