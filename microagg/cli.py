@@ -2,7 +2,7 @@
 
     python -m microagg run --dataset census --k 5 --method mdav --aggregation median --out release.csv
     python -m microagg run --input data.csv --columns a,b,c --k 3 --param variant=classic
-    python -m microagg reproduce mdav|sl|dld|scores
+    python -m microagg reproduce mdav|sl|dld|scores|p3m   # p3m-local adds scipy's local optima (a minute)
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import time
 import pandas as pd
 
 from . import published
-from .aggregate import mean
+from .aggregate import mean, p3m_solve
 from .datasets import list_datasets, load_dataset
 from .errors import MicroaggError
 from .metrics import dld, partition_information_loss, pil, satisfaction_level, sdid
@@ -194,7 +194,50 @@ def reproduce_scores() -> pd.DataFrame:
     return table
 
 
-REPRODUCIBLE = {"mdav": reproduce_mdav, "sl": reproduce_sl, "dld": reproduce_dld, "scores": reproduce_scores}
+def reproduce_p3m(local: bool = False) -> pd.DataFrame:
+    """Seed 000 Tables 2 and 3, P3M row (SL %), beside ours with objective, dual bound and certification.
+
+    Setting: MDAV classic, alpha = 0.5, Delta = 0.1 absolute (z units); Table 2 w = 0.001, Table 3
+    w = RandomState(1).rand(d, n).T per (data set, k). ``local`` adds scipy trust-constr from
+    delta = 0 (a local solver like the paper's CONOPT, about a minute in all) to show the spread of
+    Table 3's local optima.
+    """
+    rows = []
+    for name in ("tarragona", "census", "eia"):
+        Z = standardize(load_dataset(name))
+        for k, pub2, pub3 in zip(published.K_SEED000, published.SEED000_TABLE2_P3M[name],
+                                 published.SEED000_TABLE3_P3M[name]):
+            labels = mdav(Z, k, "classic")
+            base = _renormalize(mean(Z, labels))
+            for table, pub, weights, tol in (("seed 000 Table 2", pub2, "given", 0.1),
+                                             ("seed 000 Table 3", pub3, "random", 1.0)):
+                w = 0.001 if weights == "given" else "random"
+                res = p3m_solve(Z, labels, alpha=0.5, delta=0.1, w=0.001, weights=weights, w_seed=1)
+                ours = satisfaction_level(Z, res.Zp, 0.1, w, w_seed=1)
+                row = {"table": table, "data": name, "k": k, "w": "0.001" if weights == "given" else "rand",
+                       "published": pub, "ours": round(ours, 2), "MDAV (ours)":
+                       round(satisfaction_level(Z, base, 0.1, w, w_seed=1), 2),
+                       "objective": round(float(res.objective.sum()), 4),
+                       "dual bound": round(float(res.dual_bound.sum()), 4),
+                       "certified": f"{int(res.certified.sum())}/{len(res.status)}",
+                       "match": abs(ours - float(pub)) <= tol + 1e-9}
+                if local:
+                    loc = p3m_solve(Z, labels, alpha=0.5, delta=0.1, w=0.001, weights=weights, w_seed=1,
+                                    solver="trust-constr")
+                    row["local SL"] = round(satisfaction_level(Z, loc.Zp, 0.1, w, w_seed=1), 2)
+                    row["local objective"] = round(float(loc.objective.sum()), 4)
+                row["note"] = "" if weights == "given" else "local optima differ by up to ~1 pp (README, P3M)"
+                rows.append(row)
+    out = pd.DataFrame(rows)
+    out.attrs["criterion"] = ("SL %, tolerance 0.1 pp for Table 2 and 1 pp for Table 3, the spread between local "
+                              "optima of its non-convex problem; the dual bound beside each objective bounds how far "
+                              "from the global optimum ours can be")
+    return out
+
+
+
+REPRODUCIBLE = {"mdav": reproduce_mdav, "sl": reproduce_sl, "dld": reproduce_dld, "scores": reproduce_scores,
+                "p3m": reproduce_p3m, "p3m-local": lambda: reproduce_p3m(local=True)}
 
 
 def cmd_reproduce(args) -> int:
@@ -260,4 +303,5 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-__all__ = ["main", "build_parser", "reproduce_mdav", "reproduce_sl", "reproduce_dld", "reproduce_scores"]
+__all__ = ["main", "build_parser", "reproduce_mdav", "reproduce_sl", "reproduce_dld", "reproduce_scores",
+           "reproduce_p3m"]

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .errors import MicroaggError
 
 KINDS = ("partition", "aggregate")
@@ -24,7 +26,8 @@ class Param:
 
     ``type`` is one of "int", "float", "choice", "bool" or "array" (a scalar or an
     array the method checks itself). ``low``/``high`` bound numbers inclusively
-    unless ``low_open``/``high_open`` say otherwise.
+    unless ``low_open``/``high_open`` say otherwise. ``array_ok`` lets a "float"
+    parameter (a scalar widget) also take an array, which the method checks itself.
     """
 
     name: str
@@ -37,6 +40,7 @@ class Param:
     low_open: bool = False
     high_open: bool = False
     choices: tuple = ()
+    array_ok: bool = False
 
     def describe_range(self) -> str:
         if self.type == "choice":
@@ -60,7 +64,7 @@ class Param:
             if not isinstance(value, bool):
                 raise MicroaggError(f"{where} must be True or False; got {value!r}.")
             return value
-        if self.type == "array":
+        if self.type == "array" or (self.array_ok and np.ndim(value) > 0):
             return value
         if self.type == "int":
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):

@@ -46,6 +46,7 @@ class Release:
     dropped: list[str]
     kept: list[str]
     anonymity: dict = field(repr=False)
+    aggregation_report: tuple = field(default=(), repr=False)  # rows an aggregator adds to report()
 
     @property
     def k(self) -> int:
@@ -83,6 +84,9 @@ class Release:
         add("columns masked", ", ".join(self.masked), "", "", "release")
         add("columns dropped", ", ".join(self.dropped) or "none", "", "", "release")
         add("columns kept unmasked", ", ".join(self.kept) or "none", "", "", "release")
+        for row in self.aggregation_report:
+            at = row.get("attribute", "all")
+            rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
         return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
 
     def to_csv(self, path, **kwargs) -> None:
@@ -123,8 +127,11 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     ``aggregation_params``). ``columns=None`` masks every numeric column. Columns
     not masked are dropped unless listed in ``keep``, which releases them unchanged.
     ``renormalize`` rescales the masked z-scores to unit variance (seed 000
-    Eq. 5) before destandardizing. ``labels`` reuses a partition computed earlier
-    (e.g. cached by the dashboard) instead of running ``method`` again; it is
+    Eq. 5) before destandardizing; it is refused for aggregations that already
+    preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
+    An aggregation registered with a ``with_report`` hook ((Z, labels, **params) ->
+    (Z', rows)) adds its rows to ``report()``. ``labels`` reuses a partition computed
+    earlier (e.g. cached by the dashboard) instead of running ``method`` again; it is
     checked like any other. The input is never modified.
     """
     df = as_frame(data)
@@ -134,6 +141,10 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     mp, ap = split_params(part, agg, params)
     mp = part.resolve({**mp, **(method_params or {})})
     ap = agg.resolve({**ap, **(aggregation_params or {})})
+    if renormalize and agg.extras.get("preserves_moments"):
+        raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
+                            "preserves every attribute's mean and variance, and rescaling would undo what it "
+                            "optimized. Call it without renormalize.")
     masked = select_columns(df, columns)
     keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
     names = [str(c) for c in df.columns]
@@ -151,7 +162,8 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     if labels.ndim not in (1, 2) or labels.shape[0] != len(Z):
         raise MicroaggError(f"labels must have one entry per record ({len(Z)}); got shape {labels.shape}.")
     _check_partition(labels, k, part)
-    Zp = agg.func(Z, labels, **ap)
+    hook = agg.extras.get("with_report")
+    Zp, agg_rows = hook(Z, labels, **ap) if hook is not None else (agg.func(Z, labels, **ap), [])
     if renormalize:
         Zp = _renormalize(Zp)
     V = _tidy(std.inverse(Zp))
@@ -170,7 +182,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     dropped = [c for c in names if c not in masked and c not in keep]
     return Release(protected=protected, labels=labels, params=params_used,
                    original=df[masked].copy(), Z=Z, Zp=Zp, standardizer=std, masked=masked,
-                   dropped=dropped, kept=keep, anonymity=anonymity)
+                   dropped=dropped, kept=keep, anonymity=anonymity, aggregation_report=tuple(agg_rows))
 
 
 def _tidy(V: np.ndarray) -> np.ndarray:

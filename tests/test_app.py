@@ -78,3 +78,17 @@ def test_release_tab_offers_the_reproducing_commands():
     at = start()
     code = "\n".join(c.value for c in at.code)
     assert "ma.microaggregate(" in code and "python -m microagg run --dataset census --k 5" in code
+
+
+def test_p3m_parameters_are_widgets():
+    at = start()
+    at.selectbox(key="aggregation").set_value("P3M (proximity-breach prevention)").run()
+    assert not at.exception and not at.error
+    assert {"a-p3m-delta", "a-p3m-w", "a-p3m-w_seed"} <= {w.key for w in at.number_input}
+    assert {"a-p3m-weights", "a-p3m-solver"} <= {w.key for w in at.selectbox}
+    assert at.checkbox(key="a-p3m-relative").value is False
+    at.slider(key="a-p3m-alpha").set_value(0.9).run()
+    at.selectbox(key="a-p3m-weights").set_value("random").run()
+    assert not at.exception and not at.error
+    at.slider(key="a-p3m-alpha").set_value(0.0).run()
+    assert not at.exception and not at.error

@@ -3,7 +3,7 @@ import sys
 
 import pandas as pd
 
-from microagg.cli import main, reproduce_dld, reproduce_mdav, reproduce_scores
+from microagg.cli import main, reproduce_dld, reproduce_mdav, reproduce_p3m, reproduce_scores
 
 
 def test_run_writes_the_release_and_prints_the_report(tmp_path, capsys):
@@ -63,3 +63,10 @@ def test_reproduce_scores_and_dld_explain_every_mismatch():
     assert (table.loc[~table["match"], "note"] != "").all()
     dld = reproduce_dld()
     assert len(dld) == 12 and (dld["note"] != "").all()
+
+
+def test_reproduce_p3m_table(capsys):
+    table = reproduce_p3m()
+    assert len(table) == 24 and set(table["w"]) == {"0.001", "rand"}
+    assert table["match"].all() and (table["ours"] > table["MDAV (ours)"]).all()
+    assert "tolerance 0.1 pp for Table 2 and 1 pp for Table 3" in table.attrs["criterion"]

@@ -33,3 +33,15 @@ def test_param_validation():
 def test_unknown_parameter_of_a_method():
     with pytest.raises(ma.MicroaggError, match="does not take"):
         get_method("partition", "mdav").resolve({"gamma": 1})
+
+
+def test_array_ok_float_parameters_take_arrays_unchecked():
+    import numpy as np
+
+    p = Param("w", "float", 0.1, "weight", low=0, high=1, high_open=True, array_ok=True)
+    arr = np.full((2, 3), 0.5)
+    assert p.validate(arr, "x") is arr and p.validate(0.2, "x") == 0.2
+    with pytest.raises(ma.MicroaggError, match=r"\[0, 1\)"):
+        p.validate(1.0, "x")
+    with pytest.raises(ma.MicroaggError, match="a number"):
+        Param("d", "float", 0.1, "no arrays").validate([0.1, 0.2], "x")

@@ -3,6 +3,7 @@ import pandas as pd
 import pytest
 
 import microagg as ma
+from microagg.metrics.privacy import satisfaction_level
 
 
 def test_release_keeps_index_and_column_order(small_df):
@@ -141,3 +142,25 @@ def test_report_forwards_evaluation_parameters():
     assert sdid[2] < sdid[20]
     with pytest.raises(ma.MicroaggError, match="'w' must lie"):
         rel.report(w=1.5)
+
+
+def test_release_with_p3m_reports_the_solver_and_preserves_moments():
+    df = ma.load_dataset("census")
+    rel = ma.microaggregate(df, 3, aggregation="p3m", variant="classic")
+    rep = rel.report()
+    assert rep.loc[rep.metric == "P3M attributes certified optimal", "value"].item() == "13 of 13"
+    status = rep[rep.metric == "P3M status"]
+    assert list(status.attribute) == list(df.columns) and (status.value == "optimal").all()
+    assert rel.anonymity["k_anonymous"]
+    assert np.allclose(rel.protected.mean(), df.mean(), rtol=1e-9)
+    assert np.allclose(rel.protected.std(ddof=0), df.std(ddof=0), rtol=1e-9)
+    assert satisfaction_level(rel.Z, rel.Zp) == pytest.approx(55.23, abs=0.005)
+
+
+def test_release_refuses_renormalize_with_p3m_and_takes_arrays():
+    df = ma.load_dataset("tarragona")
+    with pytest.raises(ma.MicroaggError, match="renormalize=True cannot be combined with aggregation 'p3m'"):
+        ma.microaggregate(df, 3, aggregation="p3m", renormalize=True)
+    w = np.full(df.shape, 0.3)
+    rel = ma.microaggregate(df, 3, aggregation="p3m", aggregation_params={"w": w, "alpha": 0.7})
+    assert rel.params["alpha"] == 0.7 and rel.params["w"] is w

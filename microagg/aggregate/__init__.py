@@ -2,5 +2,6 @@
 
 from ._labels import check_labels
 from .basic import mean, median
+from .p3m import P3MResult, p3m, p3m_solve
 
-__all__ = ["check_labels", "mean", "median"]
+__all__ = ["check_labels", "mean", "median", "p3m", "p3m_solve", "P3MResult"]
