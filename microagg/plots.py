@@ -146,3 +146,35 @@ def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL") -> go.Fi
                       xaxis_title=f"{risk} (%) — disclosure risk", yaxis_title=f"{utility} (%) — information loss",
                       height=460, margin=dict(l=50, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.18))
     return fig
+
+
+def satisfaction_over_alpha(frame: pd.DataFrame) -> go.Figure:
+    """SL of P3M against α, with the renormalized mean's SL as a reference line (``explore`` output)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=frame["alpha"], y=frame["SL P3M"], mode="lines+markers", name="P3M",
+                             line=dict(color=PALETTE[3])))
+    fig.add_trace(go.Scatter(x=frame["alpha"], y=frame["SL mean (renormalized)"], mode="lines",
+                             name="mean (renormalized)", line=dict(color=PALETTE[0], dash="dash")))
+    fig.update_layout(title="Satisfaction level SL against α", xaxis_title="α (weight of the owners' Δ wishes)",
+                      yaxis_title="SL (%) — higher is better", height=400, margin=dict(l=50, r=20, t=50, b=40),
+                      legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def satisfaction_heatmap(grid: pd.DataFrame) -> go.Figure:
+    """SL of P3M over k (rows) and α (columns) (``explore.satisfaction_grid`` output)."""
+    table = grid.pivot(index="k", columns="alpha", values="SL")
+    fig = go.Figure(go.Heatmap(z=table.to_numpy(), x=[f"{a:g}" for a in table.columns], y=[str(k) for k in table.index],
+                               colorscale="Viridis", colorbar=dict(title="SL (%)"),
+                               hovertemplate="k = %{y}, α = %{x}: SL %{z:.2f} %<extra></extra>"))
+    fig.update_layout(title="SL of P3M over k and α", xaxis_title="α", yaxis_title="k", height=420,
+                      margin=dict(l=50, r=20, t=50, b=40))
+    return fig
+
+
+def weights_histogram(W: np.ndarray) -> go.Figure:
+    """Distribution of the privacy weights w over all cells."""
+    fig = go.Figure(go.Histogram(x=np.ravel(W), nbinsx=40, marker_color=PALETTE[6]))
+    fig.update_layout(title="Privacy weights w of the cells", xaxis_title="w", yaxis_title="cells", height=300,
+                      margin=dict(l=50, r=20, t=50, b=40), bargap=0.05)
+    return fig

@@ -57,9 +57,15 @@ class Release:
 
         Every metric of ``microagg.evaluate`` (``params`` are its parameters, e.g. ``p=5``, ``keys=[...]``),
         computed on the release's own z-scores before rounding, then the group statistics, the
-        k-anonymity check of the released rows and the columns masked, dropped and kept.
+        k-anonymity check of the released rows and the columns masked, dropped and kept. SL uses the
+        release's own Δ and w when its aggregation has them (P3M), unless ``params`` say otherwise.
         """
         params.setdefault("k", self.k)
+        if self.params.get("weights") == "random":
+            params.setdefault("w", "random")
+        for name in ("delta", "relative", "w", "w_seed"):
+            if name in self.params:
+                params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.protected[self.masked].to_numpy(dtype=np.float64)
         table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, **params)

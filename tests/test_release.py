@@ -164,3 +164,12 @@ def test_release_refuses_renormalize_with_p3m_and_takes_arrays():
     w = np.full(df.shape, 0.3)
     rel = ma.microaggregate(df, 3, aggregation="p3m", aggregation_params={"w": w, "alpha": 0.7})
     assert rel.params["alpha"] == 0.7 and rel.params["w"] is w
+
+
+def test_report_sl_uses_the_release_thresholds_and_weights():
+    df = ma.load_dataset("census")
+    rel = ma.microaggregate(df, 5, aggregation="p3m", delta=0.3, weights="random", w_seed=2)
+    sl = rel.report().set_index(["metric", "attribute"]).loc[("SL", "all"), "value"]
+    expected = ma.metrics.satisfaction_level(rel.Z, rel.Zp, delta=0.3, w="random", w_seed=2)
+    assert sl == pytest.approx(expected)
+    assert rel.report(delta=0.1).set_index(["metric", "attribute"]).loc[("SL", "all"), "value"] != pytest.approx(sl)
