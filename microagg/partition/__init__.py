@@ -4,6 +4,9 @@ Each is registered with its parameters (see ``microagg.registry``).
 """
 
 from ._validate import check_k
+from .hybrid import HmPfsomTrace, diverse_groups, hm_pfsom, hm_pfsom_steps
 from .mdav import MdavTrace, mdav, mdav_steps
+from .pfcm import pcaes, pfcm, select_pfcm
 
-__all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace"]
+__all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
+           "diverse_groups", "pfcm", "pcaes", "select_pfcm"]
