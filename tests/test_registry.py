@@ -33,3 +33,10 @@ def test_param_validation():
 def test_unknown_parameter_of_a_method():
     with pytest.raises(ma.MicroaggError, match="does not take"):
         get_method("partition", "mdav").resolve({"gamma": 1})
+
+
+def test_methods_declare_whether_they_use_roles():
+    hm = get_method("partition", "hmpfsom")
+    assert hm.uses_roles and not get_method("partition", "mdav").uses_roles
+    assert hm.param("scaling").choices == ("zscore", "minmax") and hm.param("c").default == 0
+    assert all(p.help and p.source for p in hm.params)

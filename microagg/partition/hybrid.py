@@ -258,8 +258,9 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
         raise MicroaggError(f"parameter 'c' of method 'hmpfsom' asks for {p['c']} sub-microdata of {n} records: "
                             "lower c (0 chooses it by PCAES).")
     pf = {name: p[name] for name in ("a", "b", "m", "eta", "K", "tol", "max_iter")}
-    X = scale(Z, p["scaling"])
-    Q, S = X[:, qi], X[:, conf]
+    Q, S = scale(Z[:, qi], p["scaling"]), scale(Z[:, conf], p["scaling"])  # apart: no bit of S can reach Q
+    X = np.empty_like(Z)
+    X[:, qi], X[:, conf] = Q, S
 
     split = select_pfcm(Q, p["c"], p["c_max"], p["pcaes"], p["seed"], k, **pf)
     tables = [split.table.assign(level="sub-microdata (QIs)", sub=-1)]

@@ -145,7 +145,7 @@ def pcaes(u: np.ndarray, prototypes: np.ndarray, normalizer: str = "max") -> flo
     ``normalizer`` is u_M. FORMULAS §2.12 prints u_M = min_i sum_j u_ij^2 ("min"). Then the first term is
     unbounded and grows as soon as one cluster is tiny, so on data with outliers PCAES keeps increasing with
     c: four well-separated blobs with 3 % uniform noise score highest at c = 8, and the Census and EIA
-    quasi-identifiers at the largest c tried, with clusters of 0-3 records. The default "max"
+    quasi-identifiers at c = 9 or 10 (of 2..10), with a cluster of 1-3 records. The default "max"
     (u_M = max_i sum_j u_ij^2) bounds every cluster's term to (-1, 1]: it recovers the 4 blobs and chooses
     2 or 3 clusters on the benchmark data, but merges seed 002 Table 4's low and middle salaries, which
     "min" keeps apart (tests/partition/test_pfcm.py) [decision]. A degenerate partition (all prototypes
