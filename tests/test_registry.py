@@ -40,3 +40,7 @@ def test_methods_declare_whether_they_use_roles():
     assert hm.uses_roles and not get_method("partition", "mdav").uses_roles
     assert hm.param("scaling").choices == ("zscore", "minmax") and hm.param("c").default == 0
     assert all(p.help and p.source for p in hm.params)
+
+
+def test_mdav_stays_the_first_and_default_method():
+    assert methods("partition")[0].name == "mdav"

@@ -265,8 +265,8 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     split = select_pfcm(Q, p["c"], p["c_max"], p["pcaes"], p["seed"], k, **pf)
     tables = [split.table.assign(level="sub-microdata (QIs)", sub=-1)]
     sub, notes = _merge_small(split.result.labels, split.result.prototypes, k, "a sub-microdata")
-    keep_centre = np.unique(sub)[np.argsort(np.unique(sub, return_index=True)[1])]
-    centres = split.result.prototypes[keep_centre]
+    alive, first = np.unique(sub, return_index=True)
+    centres = split.result.prototypes[alive[np.argsort(first)]]  # in the order _by_first_record numbers them
     sub = _by_first_record(sub)
 
     labels = np.empty(n, dtype=np.int64)
@@ -281,7 +281,7 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
         notes += merged
         cls = _by_first_record(cls)
         cs_used.append(int(cls.max()) + 1)
-        lonely += cs_used[-1] == 1 and p["cs"] != 1
+        lonely += int(cs_used[-1] == 1 and p["cs"] != 1)
         local, local_seeds = _form_groups(Q[rows], cls, k, centres[j])
         labels[rows] = local + offset
         classes[rows] = cls
