@@ -2,11 +2,13 @@
 
 from . import aggregate, metrics, partition, registry
 from .datasets import list_datasets, load_dataset
+from .datasets import roles as dataset_roles
 from .errors import MicroaggError
 from .metrics import evaluate
 from .preprocess import Standardizer, destandardize, renormalize, standardize
 from .release import Release, microaggregate
 
-__all__ = ["aggregate", "metrics", "partition", "registry", "list_datasets", "load_dataset", "MicroaggError",
-           "evaluate", "Standardizer", "destandardize", "renormalize", "standardize", "Release", "microaggregate"]
+__all__ = ["aggregate", "metrics", "partition", "registry", "list_datasets", "load_dataset", "dataset_roles",
+           "MicroaggError", "evaluate", "Standardizer", "destandardize", "renormalize", "standardize", "Release",
+           "microaggregate"]
 __version__ = "0.1.0"

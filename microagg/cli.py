@@ -2,7 +2,7 @@
 
     python -m microagg run --dataset census --k 5 --method mdav --aggregation median --out release.csv
     python -m microagg run --input data.csv --columns a,b,c --k 3 --param variant=classic
-    python -m microagg reproduce mdav|sl|dld|scores|p3m   # p3m-local adds scipy's local optima (a minute)
+    python -m microagg reproduce mdav|sl|dld|scores|p3m|hmpfsom   # p3m-local adds scipy's local optima
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .preprocess import renormalize as _renormalize
 from .preprocess import standardize
 from .registry import get_method, methods
 from .release import microaggregate
+from .seed002 import reproduce_hmpfsom
 
 
 def _parse_params(items: list[str]) -> dict[str, str]:
@@ -84,12 +85,13 @@ def cmd_run(args) -> int:
             raise MicroaggError(f"cannot read {args.input}: {exc}") from None
     columns = [c.strip() for c in args.columns.split(",")] if args.columns else None
     keep = [c.strip() for c in args.keep.split(",")] if args.keep else None
+    confidential = [c.strip() for c in args.confidential.split(",")] if args.confidential else None
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
     print(f"microaggregating {len(df)} records with {args.method} + {args.aggregation}, k = {args.k} ...",
           file=sys.stderr)
     t0 = time.perf_counter()
     rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
-                         keep=keep, renormalize=args.renormalize, **params)
+                         keep=keep, renormalize=args.renormalize, confidential=confidential, **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     with pd.option_context("display.max_colwidth", 80, "display.width", 160):
         print(rel.report().to_string(index=False))
@@ -237,7 +239,7 @@ def reproduce_p3m(local: bool = False) -> pd.DataFrame:
 
 
 REPRODUCIBLE = {"mdav": reproduce_mdav, "sl": reproduce_sl, "dld": reproduce_dld, "scores": reproduce_scores,
-                "p3m": reproduce_p3m, "p3m-local": lambda: reproduce_p3m(local=True)}
+                "p3m": reproduce_p3m, "p3m-local": lambda: reproduce_p3m(local=True), "hmpfsom": reproduce_hmpfsom}
 
 
 def cmd_reproduce(args) -> int:
@@ -246,8 +248,8 @@ def cmd_reproduce(args) -> int:
         print(table.to_string(index=False))
     matched = int(table["match"].sum())
     criterion = table.attrs.get("criterion", "IL %, tolerance 0.001 after truncation to the printed precision")
-    print(f"\n{matched} of {len(table)} published values reproduced ({criterion}); the others are explained in "
-          "the note column.")
+    print("\n" + table.attrs.get("summary", f"{matched} of {len(table)} published values reproduced ({criterion}); "
+                                             "the others are explained in the note column."))
     return 0
 
 
@@ -278,6 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--input", help="CSV file with a header row")
     run.add_argument("--columns", help="comma-separated columns to mask (default: every numeric column)")
     run.add_argument("--keep", help="comma-separated columns to release unmasked (others are dropped)")
+    run.add_argument("--confidential", help="comma-separated confidential columns: released unchanged, read by "
+                     "methods that use roles (hmpfsom); the masked columns are the quasi-identifiers")
     run.add_argument("--k", type=int, required=True, help="minimum group size (integer >= 2)")
     run.add_argument("--method", default="mdav", help="partitioning method (see 'methods')")
     run.add_argument("--aggregation", default="mean", help="aggregation (see 'methods')")
@@ -304,4 +308,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 __all__ = ["main", "build_parser", "reproduce_mdav", "reproduce_sl", "reproduce_dld", "reproduce_scores",
-           "reproduce_p3m"]
+           "reproduce_p3m", "reproduce_hmpfsom"]

@@ -2,6 +2,9 @@
 
 Every loader returns a pandas DataFrame of numeric attributes, ready for
 ``microaggregate``. See ``data/README.md`` for provenance and attribute choices.
+The CASC sets and seed 002's worked examples also carry a role split of their
+columns into quasi-identifiers and confidential attributes: ``roles(name)``, or
+``df.attrs["roles"]`` of the loaded DataFrame.
 """
 
 from __future__ import annotations
@@ -23,6 +26,12 @@ EIA_ATTRIBUTES = [
 ]
 EIA_SEED002 = ["MONTH"] + EIA_ATTRIBUTES[1:]
 
+# Number of quasi-identifiers in seed 002 §4.3 (Figures 1-6 "|Qid| = 5 / 7", Tables 9-12). Which columns they
+# are is not said: the first ones in the CASC column order are taken [decision]. For Census these are AFNLWGT,
+# AGI, EMCONTRB, FEDTAX, PTOTVAL (five of seed 004's seven key variables); for EIA the month (or UTILITYID)
+# and the residential, commercial and industrial revenue and sales.
+SEED002_QI_COUNT = {"tarragona": 5, "census": 5, "eia": 7}
+
 
 def data_dir() -> Path:
     """Folder holding the bundled CSV files (inside an installed wheel, or the repository's ``data/``)."""
@@ -39,33 +48,100 @@ def _read(name: str) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def tarragona() -> pd.DataFrame:
-    """Tarragona: 834 companies x 13 numeric attributes (CASC)."""
-    return _read("tarragona")
+def with_roles(df: pd.DataFrame, qi) -> pd.DataFrame:
+    """``df`` with ``attrs["roles"] = {"qi": [...], "confidential": [...]}``: the columns ``qi`` (in ``df``'s
+    order) are the quasi-identifiers, every other column is confidential."""
+    names = [str(c) for c in df.columns]
+    qi = [qi] if isinstance(qi, str) else [str(c) for c in qi]
+    missing = [c for c in qi if c not in names]
+    if missing:
+        raise MicroaggError(f"qi: columns {missing} are not in the data; available: {names}.")
+    if not qi or len(set(qi)) != len(qi) or len(qi) == len(names):
+        raise MicroaggError(f"qi must list some but not all of the columns {names}, each once; got {qi}.")
+    df.attrs["roles"] = {"qi": [c for c in names if c in qi], "confidential": [c for c in names if c not in qi]}
+    return df
 
 
-def census() -> pd.DataFrame:
-    """Census: 1080 records x 13 numeric attributes (CASC, U.S. Census DES 2000)."""
-    return _read("census")
+def roles(name: str, **kwargs) -> dict[str, list[str]]:
+    """The role split of a bundled data set: ``{"qi": [...], "confidential": [...]}`` (seed 002 §4.3).
+
+    ``kwargs`` are the loader's, e.g. ``roles("census", qi=["AGI", "FEDTAX"])`` or
+    ``roles("eia", variant="seed002")``. Pass ``roles(name)["confidential"]`` to
+    ``microaggregate(..., confidential=...)``.
+    """
+    split = load_dataset(name, **kwargs).attrs.get("roles")
+    if split is None:
+        raise MicroaggError(f"dataset {name!r} has no role split; name its confidential columns yourself.")
+    return {role: list(cols) for role, cols in split.items()}
 
 
-def eia(raw: bool = False, variant: str = "casc") -> pd.DataFrame:
+def tarragona(qi=None) -> pd.DataFrame:
+    """Tarragona: 834 companies x 13 numeric attributes (CASC).
+
+    Roles (``attrs["roles"]``): ``qi`` (default: the first 5 columns, seed 002 §4.3), the rest confidential.
+    """
+    df = _read("tarragona")
+    return with_roles(df, df.columns[:SEED002_QI_COUNT["tarragona"]] if qi is None else qi)
+
+
+def census(qi=None) -> pd.DataFrame:
+    """Census: 1080 records x 13 numeric attributes (CASC, U.S. Census DES 2000).
+
+    Roles (``attrs["roles"]``): ``qi`` (default: the first 5 columns, AFNLWGT, AGI, EMCONTRB, FEDTAX, PTOTVAL;
+    seed 002 Tables 9-10 use 5 QIs and 8 confidential attributes without naming them), the rest confidential.
+    """
+    df = _read("census")
+    return with_roles(df, df.columns[:SEED002_QI_COUNT["census"]] if qi is None else qi)
+
+
+def eia(raw: bool = False, variant: str = "casc", qi=None) -> pd.DataFrame:
     """EIA: 4092 U.S. electric utilities, 1996 (CASC).
 
     ``variant="casc"`` (default): UTILITYID + the ten *REVENUE/*SALES columns, the
     11 attributes that reproduce the published MDAV information loss (seed 003).
     ``variant="seed002"``: seed 002 §4.1 drops the identifiers UTILITYID and UTILNAME,
     the constant YEAR and the text STATE, keeping MONTH + the ten columns.
-    ``raw=True`` returns all 15 columns, text included.
+    ``raw=True`` returns all 15 columns, text included, without roles.
+    Roles (``attrs["roles"]``): ``qi`` (default: the first 7 columns, seed 002 Tables 11-12), the rest
+    (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential.
     """
     df = _read("eia")
     if raw:
         return df
-    if variant == "casc":
-        return df[EIA_ATTRIBUTES].copy()
-    if variant == "seed002":
-        return df[EIA_SEED002].copy()
-    raise MicroaggError(f"unknown EIA variant {variant!r}; use 'casc' (default) or 'seed002'.")
+    if variant not in ("casc", "seed002"):
+        raise MicroaggError(f"unknown EIA variant {variant!r}; use 'casc' (default) or 'seed002'.")
+    df = df[EIA_ATTRIBUTES if variant == "casc" else EIA_SEED002].copy()
+    return with_roles(df, df.columns[:SEED002_QI_COUNT["eia"]] if qi is None else qi)
+
+
+def seed002_salary() -> pd.DataFrame:
+    """Seed 002 Table 4: a sub-microdata of 13 records, quasi-identifiers ZIP and Age, confidential Salary.
+
+    Its salaries fall into three classes (Tables 5-7: 500-600, 1500-1800, 2900-3800); Table 8 shows a
+    partition into 3 groups holding every class (``tests/partition/test_hybrid.py`` compares ours).
+    """
+    df = pd.DataFrame({
+        "ZIP": [1011, 1007, 1012, 1009, 1010, 1011, 1013, 1010, 1008, 1010, 1009, 1011, 1008],
+        "Age": [22, 22, 23, 25, 28, 29, 31, 32, 32, 29, 26, 27, 33],
+        "Salary": [500, 550, 600, 1600, 1500, 1800, 2900, 3200, 3600, 1650, 1550, 1700, 3800],
+    }, index=pd.RangeIndex(1, 14, name="record"))
+    return with_roles(df, ["ZIP", "Age"])
+
+
+def seed002_disease() -> pd.DataFrame:
+    """Seed 002 Table 1: 12 records, quasi-identifiers ZIP and Age, confidential Disease (text).
+
+    Table 2 groups them into 3 groups of 4 by their quasi-identifiers only; the third group is all
+    "Cancer", so knowing a person's ZIP and age reveals the disease (attribute disclosure). Table 3 is a
+    partition of the same records in which every group holds every disease.
+    """
+    df = pd.DataFrame({
+        "ZIP": [2025, 2022, 2022, 2020, 1012, 1012, 1013, 1013, 1023, 1022, 1021, 1021],
+        "Age": [28, 29, 25, 24, 50, 55, 47, 49, 31, 34, 35, 37],
+        "Disease": ["Heart Disease", "Heart Disease", "Viral Infection", "Viral Infection", "Cancer",
+                    "Heart Disease", "Viral Infection", "Viral Infection", "Cancer", "Cancer", "Cancer", "Cancer"],
+    }, index=pd.RangeIndex(1, 13, name="record"))
+    return with_roles(df, ["ZIP", "Age"])
 
 
 def synthetic(n: int = 10_000, d: int = 10, clusters: int = 10, seed: int = 0) -> pd.DataFrame:
@@ -141,6 +217,10 @@ DATASETS: dict[str, DatasetInfo] = {
                     "independent U(0, 40000) attributes, 10000 x 16"),
         DatasetInfo("normal", "generator", normal, "seed 004 §IV-A",
                     "independent N(500, 150^2) attributes, 6000 x 16"),
+        DatasetInfo("seed002_salary", "example", seed002_salary, "seed 002 Table 4",
+                    "13 records: ZIP and Age (quasi-identifiers), Salary (confidential)"),
+        DatasetInfo("seed002_disease", "example", seed002_disease, "seed 002 Table 1",
+                    "12 records: ZIP and Age (quasi-identifiers), Disease (confidential, text)"),
     ]
 }
 

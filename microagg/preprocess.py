@@ -1,7 +1,7 @@
 """Validation of user data, z-scores, destandardization and renormalization.
 
 Seed 000 §2.1 (z-scores with the population sd), Eq. 5 (renormalization) and
-Eq. 6 (destandardization).
+Eq. 6 (destandardization); seed 002 §4.1 (min-max scaling).
 """
 
 from __future__ import annotations
@@ -149,3 +149,14 @@ def renormalize(Zp: np.ndarray) -> np.ndarray:
     centred = Zp - Zp.mean(axis=0)
     s = centred.std(axis=0)
     return np.where(s > 0, centred / np.where(s > 0, s, 1.0), 0.0)
+
+
+def minmax_scale(X) -> np.ndarray:
+    """Every column mapped to [0, 1] by (v - min v) / (max v - min v) (seed 002 §4.1; FORMULAS §1.5).
+
+    A constant column becomes 0. Affine in each column, so z-scores and raw values give the same result.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    low = X.min(axis=0)
+    span = X.max(axis=0) - low
+    return np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)

@@ -7,7 +7,7 @@ import shlex
 
 def _arguments(params: dict) -> dict:
     """Method and aggregation parameters of a release's ``params`` (the rest are release options)."""
-    fixed = {"k", "method", "aggregation", "columns", "keep", "renormalize"}
+    fixed = {"k", "method", "aggregation", "columns", "keep", "renormalize", "confidential"}
     return {n: v for n, v in params.items() if n not in fixed}
 
 
@@ -17,6 +17,8 @@ def python_snippet(params: dict, data: str) -> str:
             f"columns={list(params['columns'])!r}"]
     if params.get("keep"):
         args.append(f"keep={list(params['keep'])!r}")
+    if params.get("confidential"):
+        args.append(f"confidential={list(params['confidential'])!r}")
     if params.get("renormalize"):
         args.append("renormalize=True")
     args += [f"{n}={v!r}" for n, v in _arguments(params).items()]
@@ -31,6 +33,8 @@ def cli_command(params: dict, data_args: list[str]) -> str:
             "--aggregation", params["aggregation"], "--columns", ",".join(params["columns"])]
     if params.get("keep"):
         argv += ["--keep", ",".join(params["keep"])]
+    if params.get("confidential"):
+        argv += ["--confidential", ",".join(params["confidential"])]
     if params.get("renormalize"):
         argv.append("--renormalize")
     for n, v in _arguments(params).items():

@@ -102,6 +102,15 @@ class Method:
     record_level: bool = True  # partitioners: one label per record (k-anonymous release)
     extras: dict = field(default_factory=dict)
 
+    @property
+    def uses_roles(self) -> bool:
+        """Whether the method reads attribute roles (registered with ``uses_roles=True``).
+
+        Such a partitioner is called as ``func(Z, k, confidential=positions, **params)`` on the
+        quasi-identifiers and the confidential columns together; any other one sees the quasi-identifiers only.
+        """
+        return bool(self.extras.get("uses_roles", False))
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:

@@ -4,6 +4,11 @@ DataFrame -> validate/standardize -> partition -> aggregate -> (renormalize) ->
 destandardize -> protected DataFrame, with the checks that make it a release:
 every masked row belongs to an equivalence class of at least k records, or no
 release is made.
+
+Columns have roles (seed 002 §2.1): the masked columns are the quasi-identifiers
+(QIs); confidential columns are released unchanged, never drive a partitioner that
+does not use roles, and are read by one that does (``Method.uses_roles``). The
+k-anonymity check is on the QI columns (FORMULAS §4.13).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import pandas as pd
 from .errors import MicroaggError
 from .metrics import group_stats, k_anonymity
 from .metrics.report import evaluate_arrays
+from .metrics.utility import sse_i
 from .partition import check_k
 from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns
 from .preprocess import renormalize as _renormalize
@@ -28,11 +34,12 @@ from .registry import Method, get_method
 class Release:
     """A microaggregated release and everything needed to evaluate it.
 
-    ``protected`` has the input's index; its columns are the masked columns (in the
-    input's order) plus any columns kept unmasked on request. ``Z``/``Zp`` are the
+    ``protected`` has the input's index; its columns are the masked columns (the
+    quasi-identifiers, in the input's order) plus the confidential columns and any
+    columns kept unmasked on request, both released unchanged. ``Z``/``Zp`` are the
     original and masked values of the masked columns in z-scores (the original
     data's mean and population sd); ``labels`` the group of every record (n x d
-    for univariate methods).
+    for univariate methods); ``confidential`` the confidential columns.
     """
 
     protected: pd.DataFrame
@@ -47,6 +54,7 @@ class Release:
     kept: list[str]
     anonymity: dict = field(repr=False)
     aggregation_report: tuple = field(default=(), repr=False)  # rows an aggregator adds to report()
+    confidential: list[str] = field(default_factory=list)
 
     @property
     def k(self) -> int:
@@ -56,11 +64,16 @@ class Release:
         """Metrics of this release, one per row: metric, attribute, value, unit, direction, source.
 
         Every metric of ``microagg.evaluate`` (``params`` are its parameters, e.g. ``p=5``, ``keys=[...]``),
-        computed on the release's own z-scores before rounding, then the group statistics, the
-        k-anonymity check of the released rows and the columns masked, dropped and kept. SL uses the
-        release's own Δ and w when its aggregation has them (P3M), unless ``params`` say otherwise.
+        computed on the release's own z-scores of the masked columns before rounding, then the group
+        statistics, the k-anonymity check of the released rows and the columns masked, confidential,
+        dropped and kept. With confidential columns, SSE_i (seed 002 Eq. 2) is their spread within the
+        groups, in z units. SL uses the release's own Δ and w when its aggregation has them (P3M),
+        unless ``params`` say otherwise.
         """
         params.setdefault("k", self.k)
+        if self.confidential and params.get("confidential") is not None:
+            raise MicroaggError(f"this release's confidential columns are {self.confidential}; SSE_i is computed on "
+                                "them, so leave 'confidential' out of report().")
         if self.params.get("weights") == "random":
             params.setdefault("w", "random")
         for name in ("delta", "relative", "w", "w_seed"):
@@ -69,6 +82,11 @@ class Release:
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.protected[self.masked].to_numpy(dtype=np.float64)
         table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, **params)
+        if self.confidential and self.labels.ndim == 1:
+            Xc = self.original[self.confidential].to_numpy(dtype=np.float64)
+            div = sse_i(Standardizer.fit(Xc).transform(Xc), self.labels)
+            for metric, value in (("SSE_i min", div.min()), ("SSE_i mean", div.mean())):
+                table.loc[table["metric"] == metric, "value"] = float(value)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -88,6 +106,7 @@ class Release:
         add("records in classes < k", an["records_in_small_classes"], "records", lower, "FORMULAS §4.13")
         add("k-anonymous", an["k_anonymous"], "", "", "FORMULAS §4.13")
         add("columns masked", ", ".join(self.masked), "", "", "release")
+        add("columns confidential (unchanged)", ", ".join(self.confidential) or "none", "", "", "seed 002 §2.1")
         add("columns dropped", ", ".join(self.dropped) or "none", "", "", "release")
         add("columns kept unmasked", ", ".join(self.kept) or "none", "", "", "release")
         for row in self.aggregation_report:
@@ -125,7 +144,8 @@ def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> 
 def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean",
                    columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
                    renormalize: bool = False, method_params: dict | None = None,
-                   aggregation_params: dict | None = None, labels=None, **params) -> Release:
+                   aggregation_params: dict | None = None, labels=None, confidential: Sequence[str] | None = None,
+                   **params) -> Release:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` and ``aggregation`` name registered methods (``microagg.registry``);
@@ -139,6 +159,12 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     (Z', rows)) adds its rows to ``report()``. ``labels`` reuses a partition computed
     earlier (e.g. cached by the dashboard) instead of running ``method`` again; it is
     checked like any other. The input is never modified.
+
+    ``confidential`` names the confidential (sensitive) columns: they are released
+    unchanged; a method that uses roles (HM-pfsom) reads them to form its groups,
+    any other method partitions on the masked columns only. The masked columns are
+    the quasi-identifiers: ``columns``, or by default every numeric column that is
+    not confidential. The k-anonymity check is on them (FORMULAS §4.13).
     """
     df = as_frame(data)
     k = check_k(k)
@@ -151,20 +177,31 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
         raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
                             "preserves every attribute's mean and variance, and rescaling would undo what it "
                             "optimized. Call it without renormalize.")
-    masked = select_columns(df, columns)
+    conf = _confidential(df, confidential)
+    masked = select_columns(df, columns) if columns is not None else \
+        [c for c in select_columns(df, None) if c not in conf]
+    both = [c for c in masked if c in conf]
+    if both:
+        raise MicroaggError(f"columns {both} are listed both in 'columns' (quasi-identifiers, masked) and in "
+                            "'confidential' (released unchanged); list each column once.")
+    if not masked:
+        raise MicroaggError("every numeric column is confidential: leave at least one quasi-identifier to mask.")
     keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
     names = [str(c) for c in df.columns]
     missing = [c for c in keep if c not in names]
     if missing:
         raise MicroaggError(f"keep: columns {missing} are not in the data; available: {names}.")
-    overlap = [c for c in keep if c in masked]
-    if overlap:
-        raise MicroaggError(f"columns {overlap} are both masked and listed in 'keep'; list each column once.")
+    for role, cols in (("masked", masked), ("confidential", conf)):
+        overlap = [c for c in keep if c in cols]
+        if overlap:
+            raise MicroaggError(f"columns {overlap} are both {role} and listed in 'keep'; list each column once.")
     X = numeric_matrix(df, masked, min_rows=k)
 
     std = Standardizer.fit(X)
     Z = std.transform(X)
-    labels = np.asarray(part.func(Z, k, **mp) if labels is None else labels)
+    if labels is None:
+        labels = _partition(part, df, conf, Z, k, mp)
+    labels = np.asarray(labels)
     if labels.ndim not in (1, 2) or labels.shape[0] != len(Z):
         raise MicroaggError(f"labels must have one entry per record ({len(Z)}); got shape {labels.shape}.")
     _check_partition(labels, k, part)
@@ -178,17 +215,43 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
         raise MicroaggError(f"internal check failed: the masked rows of method '{method}' are not {k}-anonymous "
                             f"(smallest class {anonymity['min_class']}); no release was made.")
 
-    columns_out = [c for c in names if c in masked or c in keep]
+    columns_out = [c for c in names if c in masked or c in keep or c in conf]
     out = {}
     for c in columns_out:
         out[c] = V[:, masked.index(c)] if c in masked else df[c].to_numpy(copy=True)
     protected = pd.DataFrame(out, index=df.index.copy(), columns=columns_out)
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked,
-                   "keep": keep, "renormalize": bool(renormalize), **mp, **ap}
-    dropped = [c for c in names if c not in masked and c not in keep]
+                   "keep": keep, "renormalize": bool(renormalize), "confidential": conf, **mp, **ap}
+    dropped = [c for c in names if c not in masked and c not in keep and c not in conf]
     return Release(protected=protected, labels=labels, params=params_used,
-                   original=df[masked].copy(), Z=Z, Zp=Zp, standardizer=std, masked=masked,
-                   dropped=dropped, kept=keep, anonymity=anonymity, aggregation_report=tuple(agg_rows))
+                   original=df[masked + conf].copy(), Z=Z, Zp=Zp, standardizer=std, masked=masked,
+                   dropped=dropped, kept=keep, anonymity=anonymity, confidential=conf,
+                   aggregation_report=tuple(agg_rows))
+
+
+def _confidential(df: pd.DataFrame, confidential) -> list[str]:
+    """The confidential column names, checked: in the data, numeric, each listed once."""
+    if confidential is None:
+        return []
+    cols = [confidential] if isinstance(confidential, str) else [str(c) for c in confidential]
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise MicroaggError(f"columns {dup} are listed more than once in 'confidential'.")
+    names = [str(c) for c in df.columns]
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise MicroaggError(f"confidential: columns {missing} are not in the data; available: {names}.")
+    return select_columns(df, cols) if cols else []
+
+
+def _partition(part: Method, df: pd.DataFrame, conf: list[str], Z: np.ndarray, k: int, params: dict) -> np.ndarray:
+    """Labels of ``part`` on the QI z-scores ``Z``; a method that uses roles also gets the confidential columns'
+    z-scores, appended after the QIs, and their positions as ``confidential``."""
+    if not part.uses_roles:
+        return part.func(Z, k, **params)
+    Xc = numeric_matrix(df, conf) if conf else np.empty((len(Z), 0))
+    Zc = Standardizer.fit(Xc).transform(Xc)
+    return part.func(np.hstack([Z, Zc]), k, confidential=list(range(Z.shape[1], Z.shape[1] + len(conf))), **params)
 
 
 def _tidy(V: np.ndarray) -> np.ndarray:

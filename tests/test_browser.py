@@ -62,7 +62,8 @@ def test_dashboard_renders_results_and_charts(page, tmp_path):
     page.wait_for_selector("text=9.088 %", timeout=60_000)
     page.wait_for_selector(".js-plotly-plot", timeout=60_000)
     assert page.locator(".js-plotly-plot").count() >= 2
-    assert page.get_by_text("Download the release (CSV)").count() == 1
+    page.get_by_role("tab", name="Release").click()
+    page.wait_for_selector("text=Download the release (CSV)", timeout=60_000)
     page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
     assert (tmp_path / "dashboard.png").stat().st_size > 10_000
 

@@ -3,6 +3,7 @@ import sys
 
 import pandas as pd
 
+from microagg import load_dataset
 from microagg.cli import main, reproduce_dld, reproduce_mdav, reproduce_p3m, reproduce_scores
 
 
@@ -70,3 +71,27 @@ def test_reproduce_p3m_table(capsys):
     assert len(table) == 24 and set(table["w"]) == {"0.001", "rand"}
     assert table["match"].all() and (table["ours"] > table["MDAV (ours)"]).all()
     assert "tolerance 0.1 pp for Table 2 and 1 pp for Table 3" in table.attrs["criterion"]
+
+
+def test_run_with_roles(tmp_path, capsys):
+    out = tmp_path / "release.csv"
+    assert main(["run", "--dataset", "census", "--k", "3", "--method", "hmpfsom", "--confidential",
+                 "STATETAX,TAXINC,POTHVAL,INTVAL,PEARNVAL,FICA,WSALVAL,ERNVAL", "--param", "scaling=minmax",
+                 "--param", "c=2", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "columns confidential (unchanged)" in printed and "STATETAX, TAXINC" in printed
+    rel = pd.read_csv(out, index_col=0)
+    census = load_dataset("census")
+    assert rel.shape == (1080, 13) and (rel["FICA"] == census["FICA"]).all()
+    assert main(["run", "--dataset", "census", "--k", "3", "--method", "hmpfsom"]) == 2
+    assert "needs confidential attributes" in capsys.readouterr().err
+
+
+def test_reproduce_prints_a_table_summary_when_it_has_one(monkeypatch, capsys):
+    from microagg import cli
+
+    table = pd.DataFrame({"match": [True, False]})
+    table.attrs["summary"] = "the pattern holds"
+    monkeypatch.setitem(cli.REPRODUCIBLE, "hmpfsom", lambda: table)
+    assert main(["reproduce", "hmpfsom"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("the pattern holds")

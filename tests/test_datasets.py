@@ -53,3 +53,48 @@ def test_list_and_errors():
         ma.load_dataset("census", n=10)
     with pytest.raises(ma.MicroaggError, match="positive integer"):
         ma.load_dataset("uniform", n=0)
+
+
+@pytest.mark.parametrize("name,kwargs,qi", [
+    ("census", {}, ["AFNLWGT", "AGI", "EMCONTRB", "FEDTAX", "PTOTVAL"]),
+    ("tarragona", {}, None),
+    ("eia", {"variant": "seed002"}, ["MONTH", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE",
+                                     "INDSALES"]),
+    ("eia", {}, ["UTILITYID", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE", "INDSALES"]),
+])
+def test_seed002_role_split(name, kwargs, qi):
+    df = ma.load_dataset(name, **kwargs)
+    roles = ma.dataset_roles(name, **kwargs)
+    assert df.attrs["roles"] == roles
+    assert len(roles["qi"]) == {"census": 5, "tarragona": 5, "eia": 7}[name]
+    assert roles["qi"] + roles["confidential"] == list(df.columns)
+    if qi is not None:
+        assert roles["qi"] == qi
+    if name == "census":
+        assert len(roles["confidential"]) == 8
+
+
+def test_role_split_is_an_argument():
+    df = ma.load_dataset("census", qi=["FEDTAX", "AGI"])
+    assert df.attrs["roles"]["qi"] == ["AGI", "FEDTAX"] and len(df.attrs["roles"]["confidential"]) == 11
+    assert df.shape == (1080, 13)
+    assert ma.dataset_roles("eia", variant="seed002", qi="MONTH")["qi"] == ["MONTH"]
+    for bad, fragment in ((["zz"], "not in the data"), ([], "some but not all"), (["AGI", "AGI"], "each once"),
+                          (list(ma.load_dataset("census").columns), "some but not all")):
+        with pytest.raises(ma.MicroaggError, match=fragment):
+            ma.load_dataset("census", qi=bad)
+    with pytest.raises(ma.MicroaggError, match="no role split"):
+        ma.dataset_roles("synthetic", n=50)
+    with pytest.raises(ma.MicroaggError, match="no role split"):
+        ma.dataset_roles("eia", raw=True)
+
+
+def test_seed002_worked_examples():
+    sal = ma.load_dataset("seed002_salary")
+    assert sal.shape == (13, 3) and sal.loc[13, "Salary"] == 3800 and sal.index[0] == 1
+    assert ma.dataset_roles("seed002_salary") == {"qi": ["ZIP", "Age"], "confidential": ["Salary"]}
+    dis = ma.load_dataset("seed002_disease")
+    assert dis.shape == (12, 3) and dis["Disease"].value_counts().to_dict() == {
+        "Cancer": 5, "Viral Infection": 4, "Heart Disease": 3}
+    info = ma.list_datasets().set_index("name")
+    assert info.loc["seed002_salary", "kind"] == "example" and info.loc["seed002_disease", "rows"] == 12

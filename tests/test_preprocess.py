@@ -61,3 +61,13 @@ def test_numeric_matrix_names_the_column_and_row_of_bad_values():
         numeric_matrix(df)
     with pytest.raises(ma.MicroaggError, match="empty"):
         numeric_matrix(df.iloc[:0])
+
+
+def test_minmax_scale_seed002():
+    from microagg.preprocess import minmax_scale
+
+    X = np.array([[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [2.0, 5.0, 10.0]])
+    out = minmax_scale(X)
+    assert out[:, 0].tolist() == [0.0, 1.0, 0.5] and out[:, 1].tolist() == [0.0, 0.0, 0.0]
+    assert out[:, 2] == pytest.approx([0.0, 0.25, 1.0])
+    assert np.allclose(minmax_scale(ma.standardize(X))[:, [0, 2]], out[:, [0, 2]])

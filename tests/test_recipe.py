@@ -26,3 +26,16 @@ def test_cli_command_rebuilds_the_release(tmp_path, monkeypatch):
     assert main(argv[3:]) == 0
     out = pd.read_csv(tmp_path / "release.csv", index_col=0)
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
+
+
+def test_recipes_carry_the_confidential_columns(tmp_path, monkeypatch):
+    conf = ["STATETAX", "TAXINC"]
+    rel = ma.microaggregate(ma.load_dataset("census"), 3, method="hmpfsom", confidential=conf, c=2, cs=2)
+    code = recipe.python_snippet(rel.params, "ma.load_dataset('census')")
+    assert "confidential=['STATETAX', 'TAXINC']" in code
+    argv = shlex.split(recipe.cli_command(rel.params, ["--dataset", "census"]))
+    assert argv[argv.index("--confidential") + 1] == "STATETAX,TAXINC"
+    monkeypatch.chdir(tmp_path)
+    assert main(argv[3:]) == 0
+    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    assert (out.to_numpy() == rel.protected.to_numpy()).all()

@@ -45,3 +45,14 @@ def test_array_ok_float_parameters_take_arrays_unchecked():
         p.validate(1.0, "x")
     with pytest.raises(ma.MicroaggError, match="a number"):
         Param("d", "float", 0.1, "no arrays").validate([0.1, 0.2], "x")
+
+
+def test_methods_declare_whether_they_use_roles():
+    hm = get_method("partition", "hmpfsom")
+    assert hm.uses_roles and not get_method("partition", "mdav").uses_roles
+    assert hm.param("scaling").choices == ("zscore", "minmax") and hm.param("c").default == 0
+    assert all(p.help and p.source for p in hm.params)
+
+
+def test_mdav_stays_the_first_and_default_method():
+    assert methods("partition")[0].name == "mdav"

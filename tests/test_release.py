@@ -173,3 +173,53 @@ def test_report_sl_uses_the_release_thresholds_and_weights():
     expected = ma.metrics.satisfaction_level(rel.Z, rel.Zp, delta=0.3, w="random", w_seed=2)
     assert sl == pytest.approx(expected)
     assert rel.report(delta=0.1).set_index(["metric", "attribute"]).loc[("SL", "all"), "value"] != pytest.approx(sl)
+
+
+def test_confidential_columns_are_released_unchanged_and_never_partition_a_role_blind_method():
+    df = ma.load_dataset("census")
+    roles = ma.dataset_roles("census")
+    rel = ma.microaggregate(df, 5, variant="classic", confidential=roles["confidential"])
+    assert rel.masked == roles["qi"] and rel.confidential == roles["confidential"]
+    assert list(rel.protected.columns) == list(df.columns) and rel.dropped == []
+    pd.testing.assert_frame_equal(rel.protected[roles["confidential"]], df[roles["confidential"]])
+    Zq = ma.standardize(df[roles["qi"]])
+    assert np.array_equal(rel.labels, ma.partition.mdav(Zq, 5, "classic"))
+    assert rel.anonymity["k_anonymous"] and rel.params["confidential"] == roles["confidential"]
+    _, counts = np.unique(rel.protected[roles["qi"]].to_numpy(), axis=0, return_counts=True)
+    assert counts.min() >= 5
+
+
+def test_hmpfsom_release_masks_the_quasi_identifiers_only():
+    df = ma.load_dataset("census")
+    conf = ma.dataset_roles("census")["confidential"]
+    before = df.copy()
+    rel = ma.microaggregate(df, 3, method="hmpfsom", confidential=conf, scaling="minmax")
+    pd.testing.assert_frame_equal(df, before)
+    pd.testing.assert_frame_equal(rel.protected[conf], df[conf])
+    trace = ma.partition.hm_pfsom_steps(np.hstack([rel.Z, ma.standardize(df[conf])]), 3, list(range(5, 13)),
+                                        scaling="minmax")
+    assert np.array_equal(rel.labels, trace.labels)
+    sizes = np.bincount(rel.labels)
+    assert (sizes >= 3 * trace.cs[trace.sub[trace.seeds]]).all()
+    rep = rel.report().set_index("metric")["value"]
+    assert rep["k-anonymous"] and rep["smallest equivalence class"] >= 6
+    assert rep["columns confidential (unchanged)"] == ", ".join(conf)
+    div = ma.metrics.sse_i(ma.standardize(df[conf]), rel.labels)
+    assert rep["SSE_i min"] == pytest.approx(div.min()) and rep["SSE_i mean"] == pytest.approx(div.mean())
+    with pytest.raises(ma.MicroaggError, match="leave 'confidential' out"):
+        rel.report(confidential=["AGI"])
+
+
+@pytest.mark.parametrize("kwargs,fragment", [
+    (dict(method="hmpfsom"), "needs confidential attributes"),
+    (dict(confidential=["zz"]), r"confidential: columns \['zz'\] are not in the data"),
+    (dict(confidential=["t"]), "column 't'.*not numeric"),
+    (dict(confidential=["a", "a"]), "more than once in 'confidential'"),
+    (dict(columns=["a", "b"], confidential=["b"]), "both in 'columns'.*and in 'confidential'"),
+    (dict(confidential=["a", "b"]), "every numeric column is confidential"),
+    (dict(confidential=["b"], keep=["b"]), "both confidential and listed in 'keep'"),
+])
+def test_bad_roles(kwargs, fragment):
+    df = pd.DataFrame({"a": np.arange(20.0), "b": np.arange(20.0) ** 2, "t": ["x"] * 20})
+    with pytest.raises(ma.MicroaggError, match=fragment):
+        ma.microaggregate(df, 3, **kwargs)

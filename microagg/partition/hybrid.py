@@ -1,0 +1,315 @@
+"""HM-pfsom: hybrid microaggregation with diversity-constrained groups (seed 002 Algorithms 1-2, §3).
+
+The columns have roles: quasi-identifiers (QIs), which an intruder may know and which the release masks,
+and confidential attributes, which are released unchanged and only shape the groups (FORMULAS §2.12).
+
+1. Split (Algorithm 1, Algorithm 2 line 2): the records are clustered on their QIs by PFCM with the number
+   of clusters c chosen by PCAES (``partition/pfcm.py``), giving c sub-microdata.
+2. In each sub-microdata (lines 4-17): the records are clustered on their confidential attributes into cs
+   classes. While every class has at least k unassigned records, the unassigned record x_r farthest (QI
+   distance) from the sub-microdata's centre forms a group with its k-1 QI-nearest unassigned records of
+   its own class and the k QI-nearest unassigned records of every other class: k·cs records, k per class.
+   The remaining records join the group whose QI centroid is nearest.
+3. Any registered aggregator replaces the QIs by group values (line 19); the release keeps the
+   confidential values as they are.
+
+Decisions where seed 002 is silent or inconsistent (FORMULAS §2.12, §5 row 11):
+
+* Distances are squared Euclidean on the QI (or confidential) columns; seed 002 §3.3 prints a signed sum
+  of differences, which is not a distance.
+* The centre of a sub-microdata is its PFCM prototype, fixed during the loop.
+* Ties: the farthest record and the nearest records are the lowest row indices among equals; a leftover
+  equidistant from two group centroids joins the earlier group.
+* A class of fewer than k records could not give k records to any group, so PCAES chooses among the
+  candidate numbers of clusters whose every cluster has at least k records, else among those with at
+  least two such clusters, else among all (``select_pfcm``). Then a sub-microdata with fewer than k records
+  joins the one with the nearest centre, and a class with fewer than k records joins the class with the
+  nearest prototype (smallest first), so every sub-microdata forms at least one group. A sub-microdata
+  left with a single class (when more were asked for or found) forms k-anonymous groups without
+  diversity, and a warning says so.
+* ``k`` is the number of records taken from every class, as in Algorithm 2, so groups have at least
+  k·cs_j records; k = 1 is accepted (seed 002 Tables 10 and 12 start at k = 1) and still gives groups of
+  cs_j >= 2 records wherever a sub-microdata has two classes.
+* Seed 002 min-max scales the data before clustering (§4.1); ``scaling="minmax"`` does that,
+  ``"zscore"`` (default) uses z-scores like the rest of the package.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.spatial.distance import cdist
+
+from ..errors import MicroaggError
+from ..metrics._arrays import columns
+from ..preprocess import check_finite, minmax_scale
+from ..registry import Param, register
+from .pfcm import NORMALIZERS, select_pfcm
+
+SCALINGS = ("zscore", "minmax")
+_SOURCE = "seed 002 §3.3; Pal et al. 2005"
+
+PARAMS = (
+    Param("c", "int", 0, "number of sub-microdata (QI clusters); 0 chooses 2..c_max by PCAES", "seed 002 §3.3", low=0),
+    Param("c_max", "int", 10, "largest number of sub-microdata PCAES considers (also at most sqrt(n))",
+          "FORMULAS §2.12", low=2),
+    Param("cs", "int", 0, "confidential classes per sub-microdata; 0 chooses 2..cs_max by PCAES",
+          "seed 002 Algorithm 2 line 6", low=0),
+    Param("cs_max", "int", 10, "largest number of classes PCAES considers (also at most sqrt(records))",
+          "FORMULAS §2.12", low=2),
+    Param("scaling", "choice", "zscore", "column scaling before clustering: z-scores, or min-max to [0, 1] as in "
+          "seed 002", "seed 002 §4.1", choices=SCALINGS),
+    Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as printed in FORMULAS §2.12)",
+          "Wu & Yang 2005", choices=NORMALIZERS),
+    Param("a", "float", 1.0, "weight of the fuzzy memberships in PFCM", _SOURCE, low=0, low_open=True),
+    Param("b", "float", 1.0, "weight of the typicalities in PFCM", _SOURCE, low=0, low_open=True),
+    Param("m", "float", 2.0, "fuzzifier of the memberships", _SOURCE, low=1, low_open=True),
+    Param("eta", "float", 2.0, "exponent of the typicalities", _SOURCE, low=1, low_open=True),
+    Param("K", "float", 1.0, "scale of the typicality bandwidths gamma_i", _SOURCE, low=0, low_open=True),
+    Param("tol", "float", 1e-5, "PFCM stops when no prototype moves this far", _SOURCE, low=0, low_open=True),
+    Param("max_iter", "int", 100, "most PFCM (and FCM) iterations", _SOURCE, low=1),
+    Param("seed", "int", 0, "seed of the k-means++ initialisation", "FORMULAS §2.12", low=0),
+)
+
+
+@dataclass(frozen=True)
+class HmPfsomTrace:
+    """One HM-pfsom run, for teaching and reproduction.
+
+    ``labels``: group of every record, 0..m-1 (sub-microdata in order, groups in order of formation);
+    ``sub``: sub-microdata of every record, 0..c-1 (numbered by first record); ``classes``: confidential
+    class of every record within its sub-microdata; ``seeds``: the record x_r each group was formed around;
+    ``centres``: QI centre of every sub-microdata (scaled units); ``cs``: classes per sub-microdata after
+    merging; ``pcaes``: every PCAES evaluation (level, sub-microdata, candidate c, score, chosen);
+    ``notes``: the merges made; ``scaled``: the data as clustered (every column, scaled);
+    ``qi`` / ``confidential``: column positions.
+    """
+
+    labels: np.ndarray
+    sub: np.ndarray
+    classes: np.ndarray
+    seeds: np.ndarray
+    centres: np.ndarray
+    cs: np.ndarray
+    pcaes: pd.DataFrame
+    notes: tuple[str, ...]
+    scaled: np.ndarray
+    qi: np.ndarray
+    confidential: np.ndarray
+
+    @property
+    def c(self) -> int:
+        return len(self.cs)
+
+
+def scale(Z, scaling: str = "zscore") -> np.ndarray:
+    """The columns of Z as HM-pfsom clusters them: z-scores (population sd) or min-max to [0, 1]; a constant
+    column becomes 0."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if scaling == "minmax":
+        return minmax_scale(Z)
+    sd = Z.std(axis=0)
+    return np.where(sd > 0, (Z - Z.mean(axis=0)) / np.where(sd > 0, sd, 1.0), 0.0)
+
+
+def _nearest(X: np.ndarray, cand: np.ndarray, q: np.ndarray, m: int) -> np.ndarray:
+    """The m rows of ``cand`` (ascending indices) nearest to q; among equal distances the lowest index."""
+    if m <= 0:
+        return cand[:0]
+    if m >= len(cand):
+        return cand
+    d = ((X[cand] - q) ** 2).sum(axis=1)
+    kth = np.partition(d, m - 1)[m - 1]
+    inside = np.flatnonzero(d < kth)
+    ties = np.flatnonzero(d == kth)[: m - len(inside)]
+    return cand[np.sort(np.concatenate([inside, ties]))]
+
+
+def _nearest_centroid(X: np.ndarray, rows: np.ndarray, labels: np.ndarray, chunk: int = 1 << 22) -> np.ndarray:
+    """Group (by current centroid of the labelled rows) nearest to each of ``rows``; ties: lowest group."""
+    done = labels >= 0
+    count = np.bincount(labels[done])
+    centroids = np.column_stack([np.bincount(labels[done], weights=X[done, t]) for t in range(X.shape[1])])
+    centroids /= count[:, None]
+    step = max(1, chunk // len(centroids))
+    return np.concatenate([np.argmin(cdist(X[rows[i:i + step]], centroids, "sqeuclidean"), axis=1)
+                           for i in range(0, len(rows), step)])
+
+
+def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Algorithm 2 lines 7-17 on one sub-microdata: labels 0..g-1 and the record x_r of every group."""
+    n = Q.shape[0]
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), -((Q - centre) ** 2).sum(axis=1)))] = np.arange(n)
+    pool = [np.flatnonzero(classes == j) for j in range(int(classes.max()) + 1)]
+    labels = np.full(n, -1, dtype=np.int64)
+    seeds = []
+    while min(len(p) for p in pool) >= k:
+        r = min((p[np.argmin(rank[p])] for p in pool), key=lambda i: rank[i])
+        g = len(seeds)
+        seeds.append(r)
+        labels[r] = g
+        for j, p in enumerate(pool):
+            own = classes[r] == j
+            cand = p[p != r] if own else p
+            labels[_nearest(Q, cand, Q[r], k - 1 if own else k)] = g
+            pool[j] = cand[labels[cand] < 0]
+    if not seeds:
+        raise MicroaggError(f"no group can be formed: some confidential class has fewer than k = {k} records.")
+    rest = np.flatnonzero(labels < 0)
+    if rest.size:
+        labels[rest] = _nearest_centroid(Q, rest, labels)
+    return labels, np.array(seeds, dtype=np.int64)
+
+
+def diverse_groups(Q, classes, k: int, centre=None) -> np.ndarray:
+    """Diversity-constrained groups of seed 002 Algorithm 2 (lines 7-17) on one sub-microdata.
+
+    ``Q``: the quasi-identifiers (n x q, scaled); ``classes``: the confidential class of every record (any
+    integer or text labels, e.g. the categories of a categorical attribute); ``centre``: the point the
+    first record of every group is farthest from (default: the QI mean). Every group gets x_r, its k-1
+    nearest records of its class and the k nearest of every other class; leftovers join the group with
+    the nearest centroid. Raises if some class has fewer than k records.
+    """
+    Q = np.asarray(Q, dtype=np.float64)
+    Q = Q[:, None] if Q.ndim == 1 else Q
+    check_finite(Q, what="quasi-identifier")
+    k = _check_k(k)
+    _, cls = np.unique(np.asarray(classes), return_inverse=True)
+    if cls.shape != (Q.shape[0],):
+        raise MicroaggError(f"classes must give one class per record ({Q.shape[0]}); got shape {np.shape(classes)}.")
+    centre = Q.mean(axis=0) if centre is None else np.asarray(centre, dtype=np.float64)
+    return _form_groups(Q, cls.reshape(-1), k, centre)[0]
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        if isinstance(k, numbers.Real) and float(k).is_integer():
+            k = int(k)
+        else:
+            raise MicroaggError(f"k must be a positive integer (records taken from every class); got {k!r}.")
+    if k < 1:
+        raise MicroaggError(f"k must be a positive integer (records taken from every class); got {k}.")
+    return int(k)
+
+
+def _by_first_record(labels: np.ndarray) -> np.ndarray:
+    """Relabel 0..c-1 in order of each cluster's lowest row index."""
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    order = np.empty(len(first), dtype=np.int64)
+    order[np.argsort(first)] = np.arange(len(first))
+    return order[inverse.reshape(-1)]
+
+
+def _merge_small(labels: np.ndarray, centres: np.ndarray, k: int, what: str) -> tuple[np.ndarray, list[str]]:
+    """Clusters with fewer than k records join the cluster with the nearest centre, smallest first
+    (ties: lowest index); the receiving cluster keeps its centre."""
+    labels = labels.copy()
+    alive = list(range(len(centres)))
+    notes = []
+    sizes = np.bincount(labels, minlength=len(centres))
+    while len(alive) > 1 and sizes[alive].min() < k:
+        i = alive[int(np.argmin(sizes[alive]))]
+        others = [j for j in alive if j != i]
+        j = others[int(np.argmin(((centres[others] - centres[i]) ** 2).sum(axis=1)))]
+        if sizes[i]:
+            notes.append(f"{what} of {sizes[i]} record(s) < k = {k} merged into its nearest neighbour")
+        labels[labels == i] = j
+        sizes[j] += sizes[i]
+        sizes[i] = 0
+        alive.remove(i)
+    return labels, notes
+
+
+def _validated(k, params: dict) -> tuple[int, dict]:
+    known = {p.name: p for p in PARAMS}
+    return _check_k(k), {name: known[name].validate(v, "method 'hmpfsom'") for name, v in params.items()}
+
+
+def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int = 0, cs_max: int = 10,
+                   scaling: str = "zscore", pcaes: str = "max", a: float = 1.0, b: float = 1.0, m: float = 2.0,
+                   eta: float = 2.0, K: float = 1.0, tol: float = 1e-5, max_iter: int = 100,
+                   seed: int = 0) -> HmPfsomTrace:
+    """Run HM-pfsom recording every step (see :class:`HmPfsomTrace`); labels as :func:`hm_pfsom`."""
+    k, p = _validated(k, dict(c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b,
+                              m=m, eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed))
+    try:
+        Z = np.array(Z, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise MicroaggError(f"Z must be a numeric n x d array: {exc}") from None
+    if Z.ndim != 2 or 0 in Z.shape:
+        raise MicroaggError(f"Z must be a non-empty 2-D array (records x attributes); got shape {Z.shape}.")
+    check_finite(Z, what="attribute")
+    n, d = Z.shape
+    if confidential is None or np.size(confidential) == 0:
+        raise MicroaggError("HM-pfsom needs confidential attributes: pass confidential=[...] naming the sensitive "
+                            "columns (the others are the quasi-identifiers).")
+    conf = columns(confidential, d, None, "confidential")
+    qi = np.setdiff1d(np.arange(d), conf)
+    if qi.size == 0:
+        raise MicroaggError("every column is confidential: HM-pfsom needs at least one quasi-identifier to mask.")
+    if n < k:
+        raise MicroaggError(f"Z has {n} records but k = {k}: no group can be formed. Lower k or supply more records.")
+    if p["c"] > n:
+        raise MicroaggError(f"parameter 'c' of method 'hmpfsom' asks for {p['c']} sub-microdata of {n} records: "
+                            "lower c (0 chooses it by PCAES).")
+    pf = {name: p[name] for name in ("a", "b", "m", "eta", "K", "tol", "max_iter")}
+    Q, S = scale(Z[:, qi], p["scaling"]), scale(Z[:, conf], p["scaling"])  # apart: no bit of S can reach Q
+    X = np.empty_like(Z)
+    X[:, qi], X[:, conf] = Q, S
+
+    split = select_pfcm(Q, p["c"], p["c_max"], p["pcaes"], p["seed"], k, **pf)
+    tables = [split.table.assign(level="sub-microdata (QIs)", sub=-1)]
+    sub, notes = _merge_small(split.result.labels, split.result.prototypes, k, "a sub-microdata")
+    alive, first = np.unique(sub, return_index=True)
+    centres = split.result.prototypes[alive[np.argsort(first)]]  # in the order _by_first_record numbers them
+    sub = _by_first_record(sub)
+
+    labels = np.empty(n, dtype=np.int64)
+    classes = np.empty(n, dtype=np.int64)
+    seeds, cs_used, offset, lonely = [], [], 0, 0
+    for j in range(len(centres)):
+        rows = np.flatnonzero(sub == j)
+        level2 = select_pfcm(S[rows], min(p["cs"], len(rows)), p["cs_max"], p["pcaes"], p["seed"], k, **pf)
+        tables.append(level2.table.assign(level="classes (confidential)", sub=j))
+        cls, merged = _merge_small(level2.result.labels, level2.result.prototypes, k,
+                                   f"a confidential class of sub-microdata {j}")
+        notes += merged
+        cls = _by_first_record(cls)
+        cs_used.append(int(cls.max()) + 1)
+        lonely += int(cs_used[-1] == 1 and p["cs"] != 1)
+        local, local_seeds = _form_groups(Q[rows], cls, k, centres[j])
+        labels[rows] = local + offset
+        classes[rows] = cls
+        seeds.append(rows[local_seeds])
+        offset += len(local_seeds)
+    if lonely:
+        warnings.warn(f"HM-pfsom: {lonely} of {len(centres)} sub-microdata have a single confidential class (too "
+                      f"few records for k = {k} per class), so their groups are {k}-anonymous but not diverse. "
+                      "Lower k or c, or fix cs.", stacklevel=3)
+    table = pd.concat(tables, ignore_index=True)[["level", "sub", "c", "PCAES", "iterations", "converged",
+                                                  "smallest cluster", "clusters >= min_size", "chosen"]]
+    return HmPfsomTrace(labels=labels, sub=sub, classes=classes, seeds=np.concatenate(seeds), centres=centres,
+                        cs=np.array(cs_used), pcaes=table, notes=tuple(notes), scaled=X, qi=qi, confidential=conf)
+
+
+@register(
+    "partition", "hmpfsom",
+    title="HM-pfsom",
+    summary="Hybrid microaggregation: sub-microdata from fuzzy possibilistic clustering of the quasi-identifiers; "
+            "in each, classes of the confidential attributes and groups with k records of every class.",
+    source="seed 002 Algorithms 1-2, §3.3 (PFCM: Pal et al. 2005; PCAES: Wu & Yang 2005)",
+    params=PARAMS,
+    uses_roles=True,
+)
+def hm_pfsom(Z, k: int, confidential, **params) -> np.ndarray:
+    """Group labels 0..m-1 of HM-pfsom (seed 002 Algorithm 2) on ``Z`` with the ``confidential`` columns
+    (positions; every other column is a quasi-identifier). Every group has at least k·cs_j >= k records
+    and at least k records of every confidential class of its sub-microdata. Parameters: :data:`PARAMS`.
+    ``Z`` is not modified.
+    """
+    return hm_pfsom_steps(Z, k, confidential, **params).labels
