@@ -13,9 +13,10 @@ import streamlit as st
 
 import microagg as ma
 from microagg import plots, recipe
-from microagg.explore import risk_utility
+from microagg.explore import PRIVACY_KEYS, risk_utility, satisfaction_grid, satisfaction_over_alpha, sl_arguments
 from microagg.metrics import registry as metric_registry
-from microagg.registry import Param, methods
+from microagg.metrics.privacy import resolve_delta, resolve_weights
+from microagg.registry import Param, get_method, methods
 
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_RECORDS = 200_000
@@ -38,16 +39,33 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Partitioning…")
-def partition(df: pd.DataFrame, columns: tuple, k: int, method: str, params: tuple) -> np.ndarray:
-    return ma.microaggregate(df, k, method=method, columns=list(columns), **dict(params)).labels
+def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple) -> np.ndarray:
+    return ma.microaggregate(df, k, method=method, columns=list(columns), confidential=list(confidential) or None,
+                             **dict(params)).labels
 
 
 @st.cache_data(show_spinner="Aggregating and evaluating…")
-def release(df: pd.DataFrame, columns: tuple, keep: tuple, k: int, method: str, mparams: tuple, aggregation: str,
-            aparams: tuple, labels: np.ndarray, eparams: tuple = ()):
-    rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns), keep=list(keep),
-                            method_params=dict(mparams), aggregation_params=dict(aparams), labels=labels)
+def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
+            aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = ()):
+    rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns),
+                            confidential=list(confidential) or None, keep=list(keep), method_params=dict(mparams),
+                            aggregation_params=dict(aparams), labels=labels)
     return rel.protected, rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+
+
+@st.cache_data(show_spinner="Solving P3M over α…")
+def sl_alpha(Z: np.ndarray, labels: np.ndarray, alphas: tuple, privacy: tuple):
+    return satisfaction_over_alpha(Z, labels, alphas, **dict(privacy))
+
+
+@st.cache_data(show_spinner=False)
+def sl_grid(df: pd.DataFrame, columns: tuple, ks: tuple, alphas: tuple, method: str, mparams: tuple, privacy: tuple):
+    bar = st.progress(0.0, text="Computing SL over k and α…")
+    grid = satisfaction_grid(df, ks, alphas, method, list(columns), dict(mparams),
+                             progress=lambda f, msg: bar.progress(f, text=f"Computing SL over k and α: {msg}"),
+                             **dict(privacy))
+    bar.empty()
+    return grid
 
 
 @st.cache_data(show_spinner=False)
@@ -130,6 +148,18 @@ def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
     return df, f"pd.read_csv({up.name!r})", ["--input", up.name]
 
 
+def per_record(upload, n: int, d: int) -> np.ndarray:
+    """Values of an uploaded CSV (header row) as an (n,) or (n, d) float array; ValueError says what is wrong."""
+    try:
+        values = pd.read_csv(upload).to_numpy(dtype=float)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"cannot read {upload.name} as numbers: {exc}") from None
+    if values.shape[0] != n or values.shape[1] not in (1, d):
+        raise ValueError(f"{upload.name} has {values.shape[0]} rows and {values.shape[1]} columns; expected {n} rows "
+                         f"and 1 or {d} columns (one value per record, or one per masked attribute).")
+    return values[:, 0] if values.shape[1] == 1 else values
+
+
 # --------------------------------------------------------------------------- page
 
 warm_up()
@@ -158,11 +188,29 @@ with st.sidebar:
     parts = {m.title: m for m in methods("partition")}
     part = parts[st.selectbox("Partitioning method", list(parts), key="method")]
     st.caption(f"{part.summary} — {part.source}")
+    confidential: list[str] = []
+    if part.uses_roles:
+        default_conf = [c for c in df.attrs.get("roles", {}).get("confidential", []) if c in columns]
+        confidential = st.multiselect("Confidential columns", columns, default=default_conf,
+                                      key=f"conf:{data_expr}",
+                                      help="Sensitive attributes: released unchanged, and used by this method to "
+                                           "keep every group diverse. The other masked columns are the "
+                                           "quasi-identifiers.")
     mparams = {p.name: widget(p, f"p-{part.name}-{p.name}") for p in part.params}
     aggs = {m.title: m for m in methods("aggregate")}
     agg = aggs[st.selectbox("Aggregation", list(aggs), key="aggregation")]
     st.caption(f"{agg.summary} — {agg.source}")
     aparams = {p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params}
+    for p in agg.params:
+        if p.array_ok:
+            upload = st.file_uploader(f"{p.name} per record (optional CSV, one value per record, or one column per "
+                                      "masked attribute)", type="csv", key=f"u-{agg.name}-{p.name}")
+            if upload is not None:
+                try:
+                    aparams[p.name] = per_record(upload, len(df), len(columns))
+                except ValueError as exc:
+                    st.error(f"{p.name}: {exc}")
+                    st.stop()
 
     st.header("Metrics")
     eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p")}
@@ -175,10 +223,11 @@ if k > len(df):
              "Lower k.")
     st.stop()
 try:
+    masked = [c for c in columns if c not in confidential]
     mkey, akey = tuple(sorted(mparams.items())), tuple(sorted(aparams.items()))
-    labels = partition(df, tuple(columns), k, part.name, mkey)
-    protected, report, Z, Zp, params = release(df, tuple(columns), tuple(keep), k, part.name, mkey, agg.name,
-                                               akey, labels, tuple(sorted(eparams.items())))
+    labels = partition(df, tuple(masked), tuple(confidential), k, part.name, mkey)
+    protected, report, Z, Zp, params = release(df, tuple(masked), tuple(confidential), tuple(keep), k, part.name,
+                                               mkey, agg.name, akey, labels, tuple(sorted(eparams.items())))
 except ma.MicroaggError as exc:
     st.error(str(exc))
     st.stop()
@@ -191,21 +240,21 @@ c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]
           help="Released rows identical on all masked columns; k-anonymity needs at least k.")
 c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO")
 
-tab_partition, tab_aggregation, tab_risk, tab_release = st.tabs(
-    ["Partition", "Aggregation", "Risk & utility", "Release"])
+tab_partition, tab_aggregation, tab_risk, tab_privacy, tab_release = st.tabs(
+    ["Partition", "Aggregation", "Risk & utility", "Personalized privacy", "Release"])
 
 with tab_partition:
     left, right = st.columns([3, 2])
     with left:
         axes = st.radio("Axes", ["first two principal components", "two attributes"], horizontal=True)
-        if axes == "two attributes" and len(columns) >= 2:
+        if axes == "two attributes" and len(masked) >= 2:
             a, b = st.columns(2)
-            x = a.selectbox("x", columns, index=0)
-            y = b.selectbox("y", columns, index=1)
-            xy, names = Z[:, [columns.index(x), columns.index(y)]], (f"{x} (z)", f"{y} (z)")
+            x = a.selectbox("x", masked, index=0)
+            y = b.selectbox("y", masked, index=1)
+            xy, names = Z[:, [masked.index(x), masked.index(y)]], (f"{x} (z)", f"{y} (z)")
         else:
-            xy = pcs(Z) if len(columns) >= 2 else np.column_stack([Z[:, 0], np.zeros(len(Z))])
-            names = ("PC1", "PC2") if len(columns) >= 2 else (f"{columns[0]} (z)", "")
+            xy = pcs(Z) if len(masked) >= 2 else np.column_stack([Z[:, 0], np.zeros(len(Z))])
+            names = ("PC1", "PC2") if len(masked) >= 2 else (f"{masked[0]} (z)", "")
         st.plotly_chart(plots.partition_scatter(xy, labels, names), width="stretch")
     with right:
         st.plotly_chart(plots.group_sizes(labels, k), width="stretch")
@@ -220,7 +269,7 @@ with tab_partition:
         size = int(s1.number_input("sample size", min_value=max(2 * k, 10), max_value=200, value=max(40, 2 * k)))
         variant = s2.selectbox("variant", ma.registry.get_method("partition", "mdav").param("variant").choices,
                                index=1)
-        pair = s3.multiselect("attributes", columns, default=columns[:2], max_selections=2)
+        pair = s3.multiselect("attributes", masked, default=masked[:2], max_selections=2)
         if len(pair) == 2:
             rows = np.linspace(0, len(df) - 1, min(size, len(df))).astype(int)
             sample = ma.standardize(df[pair].iloc[rows])
@@ -238,26 +287,46 @@ with tab_partition:
         else:
             st.info("Pick two attributes.")
 
+# Δ and w of the personalized-privacy views: the sidebar's when the aggregation has them, else P3M's defaults
+privacy_source = agg if any(p.name == "delta" for p in agg.params) else get_method("aggregate", "p3m")
+privacy = {n: v for n, v in (aparams if privacy_source is agg else privacy_source.defaults()).items()
+           if n in PRIVACY_KEYS}
+try:
+    D = resolve_delta(privacy["delta"], Z, privacy.get("relative", False))
+except ma.MicroaggError as exc:
+    st.error(str(exc))
+    st.stop()
+
 with tab_aggregation:
     st.write("The same partition, aggregated by every registered aggregation (default parameters for the ones not "
-             "selected in the sidebar).")
-    rows, masked = [], {}
+             "selected in the sidebar). A **breach** is a released value closer than Δ to its original: the "
+             "owner's wish not met, which P3M tries to avoid.")
+    rows, released = [], {}
     for m in methods("aggregate"):
         ap = akey if m.name == agg.name else tuple(sorted(m.defaults().items()))
         try:
-            prot_m, rep_m, _, _, _ = release(df, tuple(columns), (), k, part.name, mkey, m.name, ap, labels)
+            prot_m, rep_m, Z_m, Zp_m, _ = release(df, tuple(masked), tuple(confidential), (), k, part.name, mkey,
+                                                  m.name, ap, labels)
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
-        masked[m.title] = prot_m
+        breach = (D > 0) & (np.abs(Z_m - Zp_m) < D)
+        released[m.title] = (prot_m, breach)
         r = rep_m.set_index("metric")["value"]
         rows.append({"aggregation": m.title, "IL (%)": float(r["IL"]),
                      "IL of the group means (%)": float(r["partition IL"]) if "partition IL" in r else float(r["IL"]),
+                     "cells breaching Δ (%)": 100.0 * breach.mean(),
+                     "SL (%)": ma.metrics.satisfaction_level(Z_m, Zp_m, **sl_arguments(privacy)),
                      "k-anonymous": bool(r["k-anonymous"])})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    attr = st.selectbox("attribute", columns, key="agg-attr")
-    st.plotly_chart(plots.masked_vs_original(df[attr], {t: p[attr] for t, p in masked.items()}, attr),
+    attr = st.selectbox("attribute", masked, key="agg-attr")
+    t = masked.index(attr)
+    st.plotly_chart(plots.masked_vs_original(df[attr], {title: p[attr] for title, (p, _) in released.items()}, attr,
+                                             breaches={title: b[:, t] for title, (_, b) in released.items()}),
                     width="stretch")
+    st.caption(f"Δ = {privacy['delta']}{' × |x|' if privacy.get('relative') else ''} in z units "
+               f"({'from the sidebar' if privacy_source is agg else 'P3M default; choose P3M to change it'}); "
+               "breaching cells are drawn with a dark outline.")
 
 with tab_risk:
     described = metric_registry.metric_table().set_index("metric")
@@ -297,6 +366,44 @@ with tab_risk:
             utility_name, risk_name = axes_pair.split(" vs ")
             st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
             st.dataframe(frame.round(3), hide_index=True, width="stretch")
+
+with tab_privacy:
+    st.write("Seed 000's model: each owner asks that the released value stay at least **Δ** away from theirs, with "
+             "importance **w**; P3M shifts every group's value to satisfy as many wishes as it can, trading them "
+             "against information loss with **α**, while keeping every mean and variance. The satisfaction level "
+             "SL is the weighted share of wishes met.")
+    alphas = tuple(np.round(np.linspace(0, 1, 11), 2))
+    try:
+        frame = sl_alpha(Z, labels, alphas, tuple(sorted(privacy.items(), key=lambda kv: kv[0])))
+    except ma.MicroaggError as exc:
+        st.error(str(exc))
+    else:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(plots.satisfaction_over_alpha(frame), width="stretch")
+        W = resolve_weights("random" if privacy.get("weights") == "random" else privacy.get("w", 0.001), len(Z),
+                            Z.shape[1], privacy.get("w_seed", 1))
+        if np.ptp(W) > 0:
+            right.plotly_chart(plots.weights_histogram(W), width="stretch")
+        else:
+            right.metric("Privacy weight of every cell", f"w = {W.flat[0]:g}",
+                         help="Choose P3M with weights = random (or upload per-record weights) to vary it.")
+        st.dataframe(frame.round(3), hide_index=True, width="stretch")
+        st.caption("status per attribute: 'optimal' = certified global optimum (the dual bound closes the gap); "
+                   "'local' = a feasible local optimum, its gap to the bound is reported in the release report.")
+    st.subheader("SL over k and α")
+    h1, h2 = st.columns(2)
+    hk = h1.slider("k from … to", 2, 20, (3, 10), key="sl-k")
+    ha = h2.select_slider("α values", options=[3, 5, 6, 11], value=6, key="sl-alpha")
+    if st.button("Compute the heat-map", key="sl-go") or st.session_state.get("sl-done"):
+        st.session_state["sl-done"] = True
+        ks = tuple(sorted({hk[0], hk[1], *range(hk[0], hk[1] + 1, max(1, (hk[1] - hk[0]) // 6))}))
+        try:
+            grid = sl_grid(df, tuple(masked), ks, tuple(np.round(np.linspace(0, 1, ha), 2)), part.name, mkey,
+                           tuple(sorted(privacy.items(), key=lambda kv: kv[0])))
+        except ma.MicroaggError as exc:
+            st.error(str(exc))
+        else:
+            st.plotly_chart(plots.satisfaction_heatmap(grid), width="stretch")
 
 with tab_release:
     st.dataframe(protected, height=320, width="stretch")

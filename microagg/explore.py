@@ -39,7 +39,7 @@ def risk_utility(data, ks: Sequence[int], methods: Sequence[str] = ("mdav",), ag
 PRIVACY_KEYS = ("delta", "relative", "w", "weights", "w_seed")
 
 
-def _sl_spec(privacy: dict) -> dict:
+def sl_arguments(privacy: dict) -> dict:
     """SL's Δ/w arguments for the P3M-style ``privacy`` settings (weights="random" means w="random")."""
     w = "random" if privacy.get("weights") == "random" else privacy.get("w", 0.001)
     return {"delta": privacy.get("delta", 0.1), "relative": privacy.get("relative", False), "w": w,
@@ -56,7 +56,7 @@ def satisfaction_over_alpha(Z, labels, alphas: Sequence[float], **privacy) -> pd
     from .metrics import satisfaction_level
     from .preprocess import renormalize
 
-    spec = _sl_spec(privacy)
+    spec = sl_arguments(privacy)
     base = satisfaction_level(Z, renormalize(mean(Z, labels)), **spec)
     rows = []
     for a in alphas:

@@ -114,8 +114,11 @@ def mdav_step(xy: np.ndarray, trace, step: int, names=("x", "y")) -> go.Figure:
 
 
 def masked_vs_original(original: pd.Series, masked: dict[str, pd.Series], attribute: str,
-                       max_points: int = 4000) -> go.Figure:
-    """Released value against original value of one attribute, one trace per aggregation; y = x is no change."""
+                       breaches: dict[str, np.ndarray] | None = None, max_points: int = 4000) -> go.Figure:
+    """Released value against original value of one attribute, one trace per aggregation; y = x is no change.
+
+    ``breaches`` marks, per aggregation, the records whose released value is closer than Δ to the original
+    (drawn with a dark outline)."""
     x = original.to_numpy(dtype=float)
     take = np.arange(len(x)) if len(x) <= max_points else np.linspace(0, len(x) - 1, max_points).astype(int)
     fig = go.Figure()
@@ -123,8 +126,11 @@ def masked_vs_original(original: pd.Series, masked: dict[str, pd.Series], attrib
     fig.add_trace(go.Scattergl(x=[lo, hi], y=[lo, hi], mode="lines", name="unchanged (y = x)",
                                line=dict(color="#999", dash="dot")))
     for i, (title, values) in enumerate(masked.items()):
+        hit = np.zeros(len(x), bool) if breaches is None else np.asarray(breaches[title], bool)
         fig.add_trace(go.Scattergl(x=x[take], y=values.to_numpy(dtype=float)[take], mode="markers", name=title,
-                                   marker=dict(size=5, opacity=0.6, color=PALETTE[i % len(PALETTE)])))
+                                   marker=dict(size=np.where(hit[take], 8, 5), opacity=0.7,
+                                               color=PALETTE[i % len(PALETTE)],
+                                               line=dict(width=np.where(hit[take], 1.5, 0), color="#222"))))
     fig.update_layout(title=f"{attribute}: released against original", xaxis_title=f"original {attribute}",
                       yaxis_title=f"released {attribute}", height=440, margin=dict(l=40, r=20, t=50, b=40),
                       legend=dict(orientation="h", y=-0.18))
@@ -174,7 +180,7 @@ def satisfaction_heatmap(grid: pd.DataFrame) -> go.Figure:
 
 def weights_histogram(W: np.ndarray) -> go.Figure:
     """Distribution of the privacy weights w over all cells."""
-    fig = go.Figure(go.Histogram(x=np.ravel(W), nbinsx=40, marker_color=PALETTE[6]))
+    fig = go.Figure(go.Histogram(x=np.ravel(W), xbins=dict(start=0, end=1, size=0.025), marker_color=PALETTE[6]))
     fig.update_layout(title="Privacy weights w of the cells", xaxis_title="w", yaxis_title="cells", height=300,
                       margin=dict(l=50, r=20, t=50, b=40), bargap=0.05)
     return fig
