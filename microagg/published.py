@@ -59,6 +59,16 @@ SEED004_NOT_REPRODUCED = {
 }
 
 
+# PUBLISHED.md §3-5: how the partition reproductions are run and judged.
+# V-MDAV (seed 003 Tables 1-3): centroid of the whole data set computed once, gamma per data set.
+SEED003_VMDAV_GAMMA = {"tarragona": 0.2, "census": 0.2, "eia": 1.1}
+VMDAV_TOLERANCE = 0.02          # absolute IL (PUBLISHED.md §4)
+IAMAT_RELATIVE_TOLERANCE = 0.015  # relative IL (PUBLISHED.md §3)
+SEED004_IAMAT_NOTE = "within 1.02 %; residual unexplained (variants tried fit no better)"
+# CV-MDAV (seed 003 §4, gamma = 1.1): no reading of the printed algorithm reproduces the row.
+SEED003_CVMDAV_NOTE = "not reproducible: none of the 16 readings matches (closest: up to 0.56 off)"
+
+
 def truncate(x: float, decimals: int) -> float:
     """Truncate toward zero to ``decimals`` places, as seed 003 prints its three-decimal values."""
     f = 10 ** decimals

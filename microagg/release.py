@@ -8,6 +8,7 @@ release is made.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,13 +66,16 @@ class Release:
                 "seed 003 Eq. 1-4 with group means")
         add("SSE", sse(self.Z, self.Zp), "z units²", lower, "seed 000 Eq. 1")
         add("SST", sst(self.Z), "z units²", "", "seed 000 Eq. 2")
-        if self.labels.ndim == 1:
-            stats = group_stats(self.labels, self.k)
-            add("groups", stats["groups"], "groups", "", "FORMULAS §4.12")
-            add("smallest group", stats["min_size"], "records", "", "FORMULAS §4.12")
-            add("largest group", stats["max_size"], "records", "", "FORMULAS §4.12")
-            add("mean group size", stats["mean_size"], "records", "", "FORMULAS §4.12")
-            add("groups larger than 2k-1", stats["oversized"], "groups", lower, "FORMULAS §4.12")
+        per_attribute = self.labels.ndim == 2
+        stats = group_stats(pooled_labels(self.labels), self.k)
+        where = "pooled over attributes" if per_attribute else "all"
+        add("groups", stats["groups"], "groups", "", "FORMULAS §4.12", where)
+        add("smallest group", stats["min_size"], "records", "", "FORMULAS §4.12", where)
+        add("largest group", stats["max_size"], "records", "", "FORMULAS §4.12", where)
+        add("mean group size", stats["mean_size"], "records", "", "FORMULAS §4.12", where)
+        add("groups larger than 2k-1", stats["oversized"], "groups", lower, "FORMULAS §4.12", where)
+        if per_attribute:
+            add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "FORMULAS §2.9, §4.13")
         an = self.anonymity
         add("smallest equivalence class", an["min_class"], "records", higher, "FORMULAS §4.13")
         add("records in classes < k", an["records_in_small_classes"], "records", lower, "FORMULAS §4.13")
@@ -151,6 +155,10 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     if part.record_level and not anonymity["k_anonymous"]:
         raise MicroaggError(f"internal check failed: the masked rows of method '{method}' are not {k}-anonymous "
                             f"(smallest class {anonymity['min_class']}); no release was made.")
+    if not anonymity["k_anonymous"]:
+        warnings.warn(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
+                      f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
+                      "k); see the report.", stacklevel=2)
 
     columns_out = [c for c in names if c in masked or c in keep]
     out = {}
@@ -163,6 +171,18 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     return Release(protected=protected, labels=labels, params=params_used,
                    original=df[masked].copy(), Z=Z, Zp=Zp, standardizer=std, masked=masked,
                    dropped=dropped, kept=keep, anonymity=anonymity)
+
+
+NOT_RECORD_LEVEL = ("NOT guaranteed: each attribute was grouped separately, so every released value is shared by "
+                    ">= k records in its own column, but whole released rows are generally not k-anonymous")
+
+
+def pooled_labels(labels: np.ndarray) -> np.ndarray:
+    """One label per group: (n,) labels as they are; n x d per-attribute labels as one id per (attribute, group)."""
+    if labels.ndim == 1:
+        return labels
+    offsets = np.concatenate([[0], np.cumsum(labels.max(axis=0) + 1)[:-1]])
+    return (labels + offsets).ravel()
 
 
 def _tidy(V: np.ndarray) -> np.ndarray:
