@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from . import _mdav_kernel as mk
+from .mdav import _KERNEL_LOCK
 
 FULL_MIN = 512   # prefixes longer than this (or a quarter of the live records) are sorted in full
 SLACK = 1e-9     # relative margin of every pruning test
@@ -151,8 +152,6 @@ def start(Z, chunks, pmin):
 
 def run(kernel, Z, *args, parallel_min: int = mk.PARALLEL_MIN):
     """Call a compiled partitioner with the thread count, under the engine's lock (numba's pool is not re-entrant)."""
-    from .mdav import _KERNEL_LOCK
-
     with _KERNEL_LOCK:
         return kernel(Z, *args, numba.get_num_threads(), parallel_min)
 

@@ -42,22 +42,6 @@ _GROUPING = Param("grouping", "choice", "fixed", "fixed: blocks of k, the last o
                   source="FORMULAS §2.9, §2.11", choices=GROUPINGS)
 
 
-@register(
-    "partition", "individual_ranking",
-    title="Individual ranking (univariate)",
-    summary="Each attribute is sorted and grouped on its own (ONEDIMS). Low information loss, but the released "
-            "rows are NOT k-anonymous as whole records.",
-    source="Domingo-Ferrer & Mateo-Sanz 2002; seed 002 §2.2.1",
-    params=(_GROUPING,),
-    record_level=False,
-)
-def individual_ranking(Z, k: int, grouping: str = "fixed") -> np.ndarray:
-    """Per-attribute labels (n x d): column t groups the records by attribute t alone."""
-    p = _local.params("individual_ranking", grouping=grouping)
-    Z, k = prepare(Z, k)
-    return np.column_stack([sorted_groups(Z[:, t], k, p["grouping"]) for t in range(Z.shape[1])])
-
-
 def projection_scores(Z, axis: str = "pca", column: int = 0) -> np.ndarray:
     """The single-axis score of every record (see the module docstring)."""
     if axis == "zsum":
@@ -93,3 +77,19 @@ def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "f
     p = _local.params("projection", axis=axis, column=column, grouping=grouping)
     Z, k = prepare(Z, k)
     return sorted_groups(projection_scores(Z, p["axis"], p["column"]), k, p["grouping"])
+
+
+@register(
+    "partition", "individual_ranking",
+    title="Individual ranking (univariate)",
+    summary="Each attribute is sorted and grouped on its own (ONEDIMS). Low information loss, but the released "
+            "rows are NOT k-anonymous as whole records.",
+    source="Domingo-Ferrer & Mateo-Sanz 2002; seed 002 §2.2.1",
+    params=(_GROUPING,),
+    record_level=False,
+)
+def individual_ranking(Z, k: int, grouping: str = "fixed") -> np.ndarray:
+    """Per-attribute labels (n x d): column t groups the records by attribute t alone."""
+    p = _local.params("individual_ranking", grouping=grouping)
+    Z, k = prepare(Z, k)
+    return np.column_stack([sorted_groups(Z[:, t], k, p["grouping"]) for t in range(Z.shape[1])])
