@@ -36,6 +36,14 @@ def test_engine_equals_reference_on_random_and_high_dimensional_data(seed):
         assert np.array_equal(ma.partition.iamat(Z, k), reference_iamat(Z, k)), k
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_engine_equals_reference_on_tie_heavy_integers(seed):
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, 3, size=(int(rng.integers(30, 150)), int(rng.integers(1, 5)))).astype(float)
+    for k in (2, 3, 4, 6):
+        assert np.array_equal(ma.partition.iamat(Z, k), reference_iamat(Z, k)), k
+
+
 def test_products_of_associations_underflow_where_logs_do_not(benchmark_z):
     # the reason for the log domain: float32 products of associations collapse to 0 on Tarragona
     Z = benchmark_z["tarragona"]
