@@ -1,3 +1,4 @@
+import importlib
 import itertools
 
 import numpy as np
@@ -60,9 +61,12 @@ def test_every_reading_equals_reference_and_keeps_groups_of_k(benchmark_z, readi
 
 
 def test_high_dimensional_data_uses_the_screened_pass():
+    module = importlib.import_module("microagg.partition.cvmdav")
     Z = np.random.default_rng(9).standard_normal((300, 10))
     for k in (3, 6):
         assert np.array_equal(ma.partition.cvmdav(Z, k), reference_cvmdav(Z, k))
+        labels = module._local.run(module.cvmdav_kernel, Z, k, 1.1, 2 * k, 2 * k - 1, True, False, parallel_min=0)
+        assert np.array_equal(labels, reference_cvmdav(Z, k))  # passes split over threads
 
 
 def test_row_permutation_permutes_the_partition():

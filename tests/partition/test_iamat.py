@@ -1,3 +1,5 @@
+import importlib
+
 import numpy as np
 import pytest
 
@@ -30,10 +32,13 @@ def test_engine_equals_log_domain_reference(benchmark_z, name, k):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_engine_equals_reference_on_random_and_high_dimensional_data(seed):
+    module = importlib.import_module("microagg.partition.iamat")
     rng = np.random.default_rng(seed)
     Z = rng.standard_normal((int(rng.integers(50, 300)), int(rng.integers(2, 12))))
     for k in (2, 3, 5, 8):
         assert np.array_equal(ma.partition.iamat(Z, k), reference_iamat(Z, k)), k
+        threaded = module._local.run(module.iamat_kernel, Z, k, parallel_min=0)  # passes split over threads
+        assert np.array_equal(threaded, reference_iamat(Z, k)), k
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -1,3 +1,5 @@
+import importlib
+
 import numpy as np
 import pytest
 
@@ -28,6 +30,14 @@ def test_tie_heavy_integers_and_high_dimension(seed):
         for tail in ("generic", "classic"):
             assert np.array_equal(ma.partition.md(X, k, tail), reference_md(X, k, tail)), (k, tail)
             assert np.array_equal(ma.partition.md(W, k, tail), reference_md(W, k, tail)), (k, tail)
+
+
+def test_threaded_passes_equal_reference():
+    module = importlib.import_module("microagg.partition.md")
+    W = np.random.default_rng(7).standard_normal((200, 6))
+    for generic in (True, False):
+        labels = module._local.run(module.md_kernel, W, 3, generic, parallel_min=0)
+        assert np.array_equal(labels, reference_md(W, 3, "generic" if generic else "classic"))
 
 
 def test_identical_records():
