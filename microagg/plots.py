@@ -8,8 +8,13 @@ import plotly.graph_objects as go
 
 
 def group_sizes(labels, k: int | None = None) -> go.Figure:
-    """Bar chart: how many groups have each size (k and 2k-1 marked)."""
-    sizes = np.bincount(np.asarray(labels).ravel() if np.ndim(labels) == 1 else np.asarray(labels)[:, 0])
+    """Bar chart: how many groups have each size (k and 2k-1 marked).
+
+    Per-attribute labels (n x d, individual ranking) count the groups of every attribute.
+    """
+    lab = np.asarray(labels)
+    per_attribute = lab.ndim == 2
+    sizes = np.concatenate([np.bincount(col) for col in (lab.T if per_attribute else [lab])])
     values, counts = np.unique(sizes, return_counts=True)
     fig = go.Figure(go.Bar(x=values, y=counts, marker_color="#4c78a8",
                            hovertemplate="size %{x}: %{y} groups<extra></extra>"))
@@ -17,7 +22,8 @@ def group_sizes(labels, k: int | None = None) -> go.Figure:
         for x, text in ((k, "k"), (2 * k - 1, "2k−1")):
             fig.add_vline(x=x, line_dash="dot", line_color="#888", annotation_text=text,
                           annotation_position="top right", annotation_yshift=10)
-    fig.update_layout(title="Group sizes", xaxis_title="records in the group", yaxis_title="groups",
+    title = "Group sizes (the groups of every attribute)" if per_attribute else "Group sizes"
+    fig.update_layout(title=title, xaxis_title="records in the group", yaxis_title="groups",
                       bargap=0.2, height=340, margin=dict(l=40, r=20, t=70, b=40))
     fig.update_xaxes(dtick=1)
     return fig

@@ -59,6 +59,16 @@ SEED004_NOT_REPRODUCED = {
 }
 
 
+# PUBLISHED.md §3-5: how the partition reproductions are run and judged.
+# V-MDAV (seed 003 Tables 1-3): centroid of the whole data set computed once, gamma per data set.
+SEED003_VMDAV_GAMMA = {"tarragona": 0.2, "census": 0.2, "eia": 1.1}
+VMDAV_TOLERANCE = 0.02          # absolute IL (PUBLISHED.md §4)
+IAMAT_RELATIVE_TOLERANCE = 0.015  # relative IL (PUBLISHED.md §3)
+SEED004_IAMAT_NOTE = "within 1.02 %; residual unexplained (variants tried fit no better)"
+# CV-MDAV (seed 003 §4, gamma = 1.1): no reading of the printed algorithm reproduces the row.
+SEED003_CVMDAV_NOTE = "not reproducible: none of the 16 readings matches (closest: up to 0.56 off)"
+
+
 def truncate(x: float, decimals: int) -> float:
     """Truncate toward zero to ``decimals`` places, as seed 003 prints its three-decimal values."""
     f = 10 ** decimals
@@ -98,12 +108,12 @@ SEED000_SI_MDAV = {"tarragona": ("37.05", "34.76", "34.01", "33.21"), "census": 
 SEED003_DLD = {"tarragona": ("52.757", "36.69", "28.776", "3.839"), "census": ("57.5", "41.666", "32.685", "20.134"),
                "eia": ("47.873", "36.07", "29.838", "16.731")}
 # CV-MDAV is not part of this package yet: our figures use the partition below (plain mean, no renormalization).
-SEED003_DLD_PARTITION = ("mdav", {"variant": "classic"})
+SEED003_DLD_PARTITION = ("cvmdav", {})
 SEED003_DLD_NOTE = (
-    "not reproducible as printed: Table 4 is for CV-MDAV (ours: MDAV classic, which CV-MDAV refines). For k = 3/4/5 "
-    "every published value is a whole number of records over n; the k = 10 column is inconsistent: Census 20.134 % "
-    "exceeds the 20.0 % that 108 groups of 10 allow (at most 2 linked records per group, 216 of 1080), Tarragona "
-    "3.839 is the EIA MDAV IL of Table 3 at k = 10, and no k = 10 value is a whole number of records.")
+    "not reproducible as printed: Table 4 is for CV-MDAV, whose IL (Tables 1-3) does not reproduce either. "
+    "For k = 3/4/5 every published value is a whole number of records over n; the k = 10 column is inconsistent: "
+    "Census 20.134 % exceeds the 20.0 % that 108 groups of 10 allow (at most 2 linked records per group, 216 of 1080), "
+    "Tarragona 3.839 is the EIA MDAV IL of Table 3 at k = 10, and no k = 10 value is a whole number of records.")
 
 # Seed 004 (Oommen & Fayyoumi) Table III, Census, MDAV column (one group per iteration), k = 3 / 4 / 5.
 # Key variables for RLD (TAXINC is printed "TAXING").

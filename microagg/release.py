@@ -13,6 +13,7 @@ k-anonymity check is on the QI columns (FORMULAS §4.13).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -94,13 +95,16 @@ class Release:
                          "direction": direction, "source": source})
 
         lower, higher = "lower is better", "higher is better"
-        if self.labels.ndim == 1:
-            stats = group_stats(self.labels, self.k)
-            add("groups", stats["groups"], "groups", "", "FORMULAS §4.12")
-            add("smallest group", stats["min_size"], "records", "", "FORMULAS §4.12")
-            add("largest group", stats["max_size"], "records", "", "FORMULAS §4.12")
-            add("mean group size", stats["mean_size"], "records", "", "FORMULAS §4.12")
-            add("groups larger than 2k-1", stats["oversized"], "groups", lower, "FORMULAS §4.12")
+        per_attribute = self.labels.ndim == 2
+        stats = group_stats(pooled_labels(self.labels), self.k)
+        where = "pooled over attributes" if per_attribute else "all"
+        add("groups", stats["groups"], "groups", "", "FORMULAS §4.12", where)
+        add("smallest group", stats["min_size"], "records", "", "FORMULAS §4.12", where)
+        add("largest group", stats["max_size"], "records", "", "FORMULAS §4.12", where)
+        add("mean group size", stats["mean_size"], "records", "", "FORMULAS §4.12", where)
+        add("groups larger than 2k-1", stats["oversized"], "groups", lower, "FORMULAS §4.12", where)
+        if per_attribute:
+            add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "FORMULAS §2.9, §4.13")
         an = self.anonymity
         add("smallest equivalence class", an["min_class"], "records", higher, "FORMULAS §4.13")
         add("records in classes < k", an["records_in_small_classes"], "records", lower, "FORMULAS §4.13")
@@ -214,6 +218,10 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     if part.record_level and not anonymity["k_anonymous"]:
         raise MicroaggError(f"internal check failed: the masked rows of method '{method}' are not {k}-anonymous "
                             f"(smallest class {anonymity['min_class']}); no release was made.")
+    if not anonymity["k_anonymous"]:
+        warnings.warn(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
+                      f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
+                      "k); see the report.", stacklevel=2)
 
     columns_out = [c for c in names if c in masked or c in keep or c in conf]
     out = {}
@@ -252,6 +260,18 @@ def _partition(part: Method, df: pd.DataFrame, conf: list[str], Z: np.ndarray, k
     Xc = numeric_matrix(df, conf) if conf else np.empty((len(Z), 0))
     Zc = Standardizer.fit(Xc).transform(Xc)
     return part.func(np.hstack([Z, Zc]), k, confidential=list(range(Z.shape[1], Z.shape[1] + len(conf))), **params)
+
+
+NOT_RECORD_LEVEL = ("NOT guaranteed: each attribute was grouped separately, so every released value is shared by "
+                    ">= k records in its own column, but whole released rows are generally not k-anonymous")
+
+
+def pooled_labels(labels: np.ndarray) -> np.ndarray:
+    """One label per group: (n,) labels as they are; n x d per-attribute labels as one id per (attribute, group)."""
+    if labels.ndim == 1:
+        return labels
+    offsets = np.concatenate([[0], np.cumsum(labels.max(axis=0) + 1)[:-1]])
+    return (labels + offsets).ravel()
 
 
 def _tidy(V: np.ndarray) -> np.ndarray:

@@ -1,15 +1,26 @@
 """Partitioners: ``partition(Z, k, **params) -> labels`` (every group >= k records).
 
-Each is registered with its parameters (see ``microagg.registry``).
+Each is registered with its parameters (see ``microagg.registry``). Individual
+ranking returns one labelling per attribute (n x d); the others one label per record.
 """
 
+# import order = registration order = the order the dashboard lists the methods
+# isort: off
 from ._validate import check_k
 from .mdav import MdavTrace, mdav, mdav_steps
+from .vmdav import vmdav
+from .cvmdav import cvmdav
+from .md import md
+from .iamat import iamat
+from .univariate import individual_ranking, projection, projection_scores
+from .optimal import optimal_univariate
+# isort: on
 
 # isort: split
-# Imported after MDAV: registration order is the order of the method menus, and MDAV is the default.
+# Imported after the methods above: registration order is the order of the method menus, and MDAV is the default.
 from .hybrid import HmPfsomTrace, diverse_groups, hm_pfsom, hm_pfsom_steps
 from .pfcm import pcaes, pfcm, select_pfcm
 
-__all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
+__all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
+           "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
            "diverse_groups", "pfcm", "pcaes", "select_pfcm"]

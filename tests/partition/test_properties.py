@@ -1,0 +1,107 @@
+"""Properties every registered partitioner must have (FORMULAS §0, §2; DESIGN: labels are the only contract)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import microagg as ma
+from microagg.registry import get_method, methods
+
+PARTITIONERS = [m.name for m in methods("partition")]
+finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False, width=64)
+
+
+@st.composite
+def data_and_k(draw):
+    n = draw(st.integers(2, 60))
+    d = draw(st.integers(1, 4))
+    k = draw(st.integers(2, max(2, min(8, n))))
+    if draw(st.booleans()):  # tie-heavy: few distinct values, duplicates
+        Z = draw(arrays(np.float64, (n, d), elements=st.sampled_from([0.0, 1.0, 2.0, -1.5])))
+    else:
+        Z = draw(arrays(np.float64, (n, d), elements=finite))
+    return Z, k
+
+
+def draw_params(draw, method):
+    """Parameters drawn from the registered description (ints without an upper bound keep their default)."""
+    out = {}
+    for p in method.params:
+        if p.type == "choice":
+            out[p.name] = draw(st.sampled_from(p.choices))
+        elif p.type == "bool":
+            out[p.name] = draw(st.booleans())
+        elif p.type == "float":
+            low = 0.0 if p.low is None else p.low
+            out[p.name] = draw(st.floats(low, low + 3.0 if p.high is None else p.high))
+        elif p.type == "int" and p.high is not None:
+            out[p.name] = draw(st.integers(int(p.low or 0), int(p.high)))
+    return out
+
+
+def groups_of(labels):
+    """(column, group ids) for every labelling: one for record-level labels, d for per-attribute labels."""
+    lab = labels if labels.ndim == 2 else labels[:, None]
+    return [lab[:, t] for t in range(lab.shape[1])]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data_and_k(), st.sampled_from(PARTITIONERS), st.data())
+def test_every_partitioner(zk, name, data):
+    Z, k = zk
+    n, d = Z.shape
+    method = get_method("partition", name)
+    params = draw_params(data.draw, method)
+    if n < k:
+        with pytest.raises(ma.MicroaggError, match="at least k"):
+            method.func(Z, k, **params)
+        return
+    before = Z.copy()
+    labels = method.func(Z, k, **params)
+    assert np.array_equal(Z, before)  # input untouched
+    assert np.array_equal(labels, method.func(Z, k, **params))  # deterministic
+    assert labels.shape == ((n,) if method.record_level else (n, d))
+    for col in groups_of(labels):
+        sizes = np.bincount(col)
+        assert sizes.min() >= k and sizes.sum() == n  # ids 0..m-1, every group >= k
+    for agg in methods("aggregate"):  # any aggregator works on any partitioner's labels
+        Zp = agg.func(Z, labels, **agg.defaults())
+        assert Zp.shape == Z.shape and np.isfinite(Zp).all()
+        for t, col in enumerate(groups_of(labels)):
+            cols = [t] if labels.ndim == 2 else list(range(d))
+            for g in range(col.max() + 1):
+                block = Zp[col == g][:, cols]
+                assert (block == block[0]).all(), (agg.name, g)
+
+
+@pytest.mark.parametrize("name", PARTITIONERS)
+def test_every_partitioner_rejects_bad_input(name):
+    func = get_method("partition", name).func
+    with pytest.raises(ma.MicroaggError, match="integer >= 2"):
+        func(np.zeros((10, 2)), 1)
+    with pytest.raises(ma.MicroaggError, match="non-finite"):
+        func(np.array([[0.0, np.inf], [1, 2], [3, 4]]), 2)
+    with pytest.raises(ma.MicroaggError, match="at least k"):
+        func(np.zeros((3, 2)), 4)
+    with pytest.raises(ma.MicroaggError, match="empty"):
+        func(np.zeros((0, 2)), 2)
+    with pytest.raises(ma.MicroaggError, match="numeric"):
+        func([["a", "b"], ["c", "d"]], 2)
+    with pytest.raises(ma.MicroaggError, match=r"\['speed'\] are not accepted"):
+        ma.microaggregate(np.zeros((10, 2)), 2, method=name, speed=3)
+
+
+@pytest.mark.parametrize("name", PARTITIONERS)
+def test_every_partitioner_releases_through_microaggregate(name, small_df):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rel = ma.microaggregate(small_df, 4, method=name)
+    rep = rel.report().set_index("metric")["value"]
+    assert rep["smallest group"] >= 4
+    assert rep["k-anonymous"] == rel.anonymity["k_anonymous"]
+    if get_method("partition", name).record_level:
+        assert rel.anonymity["k_anonymous"]
