@@ -16,10 +16,14 @@ from microagg import plots, recipe
 from microagg.explore import PRIVACY_KEYS, risk_utility, satisfaction_grid, satisfaction_over_alpha, sl_arguments
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import resolve_delta, resolve_weights
+from microagg.metrics.risk import RULES
 from microagg.registry import Param, get_method, methods
 
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_RECORDS = 200_000
+DLD_RULES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (seed 000)",
+             "1st": "linked to the nearest (DBRL)", "2nd": "linked to the second nearest",
+             "1st_or_2nd": "nearest or second nearest (seed 003)"}
 
 st.set_page_config(page_title="microagg", layout="wide")
 
@@ -69,9 +73,10 @@ def sl_grid(df: pd.DataFrame, columns: tuple, ks: tuple, alphas: tuple, method: 
 
 
 @st.cache_data(show_spinner=False)
-def ru_sweep(df: pd.DataFrame, columns: tuple, ks: tuple, method_names: tuple, aggregation: str, p: float):
+def ru_sweep(df: pd.DataFrame, columns: tuple, ks: tuple, method_names: tuple, aggregation: str, p: float,
+             rule: str):
     bar = st.progress(0.0, text="Computing the risk-utility map…")
-    frame = risk_utility(df, ks, method_names, aggregation, list(columns), p=p,
+    frame = risk_utility(df, ks, method_names, aggregation, list(columns), p=p, dld_rule=rule,
                          progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
     bar.empty()
     return frame
@@ -214,6 +219,10 @@ with st.sidebar:
 
     st.header("Metrics")
     eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p")}
+    dld_rule = st.selectbox("DLD rule (risk-utility map)", RULES, key="m-dld",
+                            format_func=lambda r: DLD_RULES.get(r, r),
+                            help="When an intruder's nearest-neighbour link counts as a disclosure (FORMULAS §4.6; "
+                                 "the report lists every rule).")
 
 if not columns:
     st.warning("Select at least one numeric column to mask.")
@@ -359,13 +368,15 @@ with tab_risk:
         st.session_state["ru-done"] = True
         ks = tuple(sorted({k_lo, k_hi, *range(k_lo, k_hi + 1, max(1, (k_hi - k_lo) // 7))}))
         try:
-            frame = ru_sweep(df, tuple(columns), ks, tuple(ru_methods), agg.name, float(eparams["p"]))
+            frame = ru_sweep(df, tuple(columns), ks, tuple(ru_methods), agg.name, float(eparams["p"]), dld_rule)
         except ma.MicroaggError as exc:
             st.error(str(exc))
         else:
             utility_name, risk_name = axes_pair.split(" vs ")
             st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
             st.dataframe(frame.round(3), hide_index=True, width="stretch")
+            st.caption(f"DLD rule: {DLD_RULES.get(dld_rule, dld_rule)}; SDID interval p = {eparams['p']:g} % of the sd "
+                       "(sidebar, Metrics).")
 
 with tab_privacy:
     st.write("Seed 000's model: each owner asks that the released value stay at least **Δ** away from theirs, with "
@@ -408,10 +419,11 @@ with tab_privacy:
 with tab_release:
     st.dataframe(protected, height=320, width="stretch")
     d1, d2 = st.columns(2)
-    d1.download_button("Download the release (CSV)", protected.to_csv(index=False).encode(), file_name="release.csv",
-                       mime="text/csv")
-    d2.download_button("Download the report (CSV)", report.to_csv(index=False).encode(), file_name="report.csv",
-                       mime="text/csv")
+    # the files are written when a button is clicked, not on every re-run
+    d1.download_button("Download the release (CSV)", lambda: protected.to_csv(index=False).encode(),
+                       file_name="release.csv", mime="text/csv")
+    d2.download_button("Download the report (CSV)", lambda: report.to_csv(index=False).encode(),
+                       file_name="report.csv", mime="text/csv")
     st.subheader("Report")
     st.dataframe(report.astype({"value": str}), hide_index=True, width="stretch")
     st.subheader("Reproduce this release")

@@ -9,27 +9,30 @@ import numpy as np
 import pandas as pd
 
 from .metrics import dld, information_loss, pil, sdid
+from .metrics.risk import check_rule
 from .release import microaggregate
 
 RU_COLUMNS = ["method", "k", "IL", "PIL", "DLD", "SDID", "seconds"]
 
 
 def risk_utility(data, ks: Sequence[int], methods: Sequence[str] = ("mdav",), aggregation: str = "mean",
-                 columns: Sequence[str] | None = None, p: float = 5.0,
+                 columns: Sequence[str] | None = None, p: float = 5.0, dld_rule: str = "expected",
                  progress: Callable[[float, str], None] | None = None, **params) -> pd.DataFrame:
     """Utility loss (IL, PIL) and disclosure risk (DLD, SDID) of every method at every k: one row each.
 
-    IL is 100·SSE/SST (seed 003 Eq. 4), PIL seed 000 Eq. 9-11, DLD the expected-value linkage
-    (FORMULAS §4.6 b), SDID seed 000 Eq. 8 with interval ``p`` %. ``params`` go to every run
-    (shared aggregation parameters). ``progress(fraction, message)`` is called after each run.
+    IL is 100·SSE/SST (seed 003 Eq. 4), PIL seed 000 Eq. 9-11, DLD the linkage of ``dld_rule``
+    (default the expected value, FORMULAS §4.6 b; ``"1st_or_2nd"`` is seed 003 Eq. 5), SDID seed 000
+    Eq. 8 with interval ``p`` %. ``params`` go to every run (shared aggregation parameters).
+    ``progress(fraction, message)`` is called after each run.
     """
+    check_rule(dld_rule)
     rows = []
     runs = [(m, int(k)) for m in methods for k in ks]
     for i, (method, k) in enumerate(runs):
         t0 = time.perf_counter()
         rel = microaggregate(data, k, method=method, aggregation=aggregation, columns=columns, **params)
         rows.append({"method": method, "k": k, "IL": information_loss(rel.Z, rel.Zp), "PIL": pil(rel.Z, rel.Zp),
-                     "DLD": dld(rel.Z, rel.Zp), "SDID": sdid(rel.Z, rel.Zp, p=p),
+                     "DLD": dld(rel.Z, rel.Zp, dld_rule), "SDID": sdid(rel.Z, rel.Zp, p=p),
                      "seconds": time.perf_counter() - t0})
         if progress is not None:
             progress((i + 1) / len(runs), f"{method}, k = {k}")

@@ -50,6 +50,17 @@ PALETTE = ["#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b
            "#79706e"]
 
 
+def group_colours(groups: np.ndarray) -> dict:
+    """Marker colours of ``groups`` as PALETTE indices on a stepped colour scale (group g gets PALETTE[g mod 10]).
+
+    Numeric colours keep a figure of thousands of points fast to build: plotly validates an array of
+    colour strings one by one.
+    """
+    m = len(PALETTE)
+    scale = [[edge, c] for i, c in enumerate(PALETTE) for edge in (i / m, (i + 1) / m)]
+    return dict(color=np.asarray(groups) % m, colorscale=scale, cmin=-0.5, cmax=m - 0.5, showscale=False)
+
+
 def principal_components(Z: np.ndarray, n: int = 2) -> np.ndarray:
     """Scores of the first ``n`` principal components of standardized ``Z`` (sign: largest loading positive)."""
     Zc = Z - Z.mean(axis=0)
@@ -65,13 +76,12 @@ def partition_scatter(xy: np.ndarray, labels, names=("x", "y"), max_points: int 
     lab = labels if labels.ndim == 1 else labels[:, 0]
     n = len(lab)
     take = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(int)
-    colours = np.array(PALETTE)[lab[take] % len(PALETTE)]
     counts = np.bincount(lab)
     cx = np.bincount(lab, weights=xy[:, 0]) / counts
     cy = np.bincount(lab, weights=xy[:, 1]) / counts
     fig = go.Figure()
     fig.add_trace(go.Scattergl(x=xy[take, 0], y=xy[take, 1], mode="markers", name="records",
-                               marker=dict(size=6, color=colours, opacity=0.75),
+                               marker=dict(size=6, opacity=0.75, **group_colours(lab[take])),
                                customdata=lab[take], hovertemplate="group %{customdata}<extra></extra>"))
     fig.add_trace(go.Scattergl(x=cx, y=cy, mode="markers", name="group centroids",
                                marker=dict(size=9, color="black", symbol="x-thin", line=dict(width=2))))
@@ -97,7 +107,7 @@ def mdav_step(xy: np.ndarray, trace, step: int, names=("x", "y")) -> go.Figure:
                              marker=dict(size=8, color="#c7c7c7")))
     formed = ~free
     fig.add_trace(go.Scatter(x=xy[formed, 0], y=xy[formed, 1], mode="markers", name="grouped",
-                             marker=dict(size=8, color=np.array(PALETTE)[done[formed] % len(PALETTE)]),
+                             marker=dict(size=8, **group_colours(done[formed])),
                              customdata=done[formed], hovertemplate="group %{customdata}<extra></extra>"))
     if 0 < step <= len(steps):
         row = steps.iloc[step - 1]

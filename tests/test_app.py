@@ -110,3 +110,23 @@ def test_p3m_parameters_are_widgets():
     assert not at.exception and not at.error
     at.slider(key="a-p3m-alpha").set_value(0.0).run()
     assert not at.exception and not at.error
+
+
+def test_alpha_delta_and_w_change_the_displayed_loss():
+    at = start()
+    at.selectbox(key="aggregation").set_value("P3M (proximity-breach prevention)").run()
+    seen = {shown(at)["Information loss (IL)"]}
+    for widget, value in ((at.slider(key="a-p3m-alpha"), 0.9), (at.number_input(key="a-p3m-delta"), 0.3),
+                          (at.number_input(key="a-p3m-w"), 0.5)):
+        widget.set_value(value).run()
+        assert not at.exception and not at.error
+        seen.add(shown(at)["Information loss (IL)"])
+    assert len(seen) == 4, seen  # each change moved the P3M release, hence its IL
+
+
+def test_dld_rule_drives_the_risk_utility_map():
+    at = start()
+    at.selectbox(key="m-dld").set_value("1st_or_2nd").run()
+    at.button(key="ru-go").click().run()
+    assert not at.exception and not at.error
+    assert any("nearest or second nearest (seed 003)" in c.value for c in at.caption)

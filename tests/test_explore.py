@@ -17,3 +17,14 @@ def test_risk_utility_map_moves_the_right_way():
 def test_risk_utility_reports_bad_input():
     with pytest.raises(ma.MicroaggError, match="k must be"):
         risk_utility(ma.load_dataset("census"), [1])
+
+
+def test_risk_utility_uses_the_chosen_dld_rule():
+    data = ma.load_dataset("tarragona")
+    expected = risk_utility(data, [3], dld_rule="expected")
+    seed003 = risk_utility(data, [3], dld_rule="1st_or_2nd")
+    rel = ma.microaggregate(data, 3)
+    assert seed003["DLD"].item() == pytest.approx(ma.metrics.dld(rel.Z, rel.Zp, "1st_or_2nd"))
+    assert seed003["DLD"].item() > expected["DLD"].item()  # either of two neighbours links more records
+    with pytest.raises(ma.MicroaggError, match="'rule' must be one of"):
+        risk_utility(data, [3], dld_rule="nearest")

@@ -179,6 +179,11 @@ def _check_data(Z, labels, k):
     if Z.ndim != 2 or Z.shape[0] == 0 or Z.shape[1] == 0:
         raise MicroaggError(f"Z must be a non-empty 2-D array (records x attributes); got shape {Z.shape}.")
     check_finite(Z, what="attribute")
+    dev = Z - Z.mean(axis=0)
+    tiny = np.flatnonzero(((dev * dev).sum(axis=0) == 0) & (np.ptp(Z, axis=0) > 0))
+    if tiny.size:
+        raise MicroaggError(f"attribute(s) {tiny.tolist()} vary by so little that their variance underflows to 0 "
+                            "in float64; rescale them (e.g. to z-scores) before P3M.")
     if k is not None and (isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1):
         raise MicroaggError(f"'k' must be a positive integer (the minimum group size); got {k!r}.")
     return Z, check_labels(labels, Z.shape[0], k=k, d=Z.shape[1])
@@ -286,6 +291,13 @@ def _checked(Z, labels, **params) -> P3MResult:
     res = p3m_solve(Z, labels, **params)
     if not res.success:
         bad = [t for t, s in enumerate(res.status) if s == "infeasible"]
+        lab = np.asarray(labels)
+        single = [t for t in bad if np.ptp(lab if lab.ndim == 1 else lab[:, t]) == 0]
+        if single:
+            raise MicroaggError(
+                f"P3M cannot keep the variance of attribute(s) {single} with a single group: the mean constraint "
+                "fixes one group's value at the mean, so the release would be constant (seed 000 Eq. 17). P3M "
+                "needs at least two groups; lower k or choose another aggregation.")
         raise MicroaggError(
             f"P3M did not meet the mean/variance constraints of attribute(s) {bad} to tolerance (mean errors "
             f"{res.mean_error[bad]}, variance errors {res.variance_error[bad]}); no release was made. "

@@ -242,3 +242,13 @@ def test_registered_with_scalar_widgets():
     with pytest.raises(ma.MicroaggError, match="'w'.*\\[0, 1\\)"):
         m.resolve({"w": 1.0})
     assert m.resolve({"w": np.full((3, 2), 0.2)})["w"].shape == (3, 2)  # arrays pass to p3m's own checks
+
+
+def test_p3m_explains_a_single_group_and_an_underflowing_variance():
+    Z = np.array([[0.0, 1.0], [1.0, 2.0], [2.0, 0.0]])
+    with pytest.raises(ma.MicroaggError, match="single group"):
+        ma.aggregate.p3m(Z, np.zeros(3, dtype=int))
+    with pytest.raises(ma.MicroaggError, match="underflows"):
+        ma.aggregate.p3m(np.array([[1e-222], [0.0], [0.0], [0.0]]), np.array([0, 0, 1, 1]))
+    constant = np.ones((4, 1))  # a constant attribute has nothing to keep: released as it is
+    assert np.array_equal(ma.aggregate.p3m(constant, np.zeros(4, dtype=int)), constant)
