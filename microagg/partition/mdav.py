@@ -28,6 +28,7 @@ as the farthest remaining record from r.
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 
@@ -48,9 +49,26 @@ ROLES = {kernel.ROLE_CENTROID: "farthest from centroid", kernel.ROLE_OPPOSITE: "
 _KERNEL_LOCK = threading.Lock()  # numba's default thread pool is not re-entrant across Python threads
 
 
-def _run(Z, k: int, code: int, trace: bool, parallel_min: int = kernel.PARALLEL_MIN):
+def kernel_threads() -> int:
+    """Threads for the compiled passes: numba's count, lowered to the cores other processes leave free.
+
+    A pass split over threads waits for its slowest thread; when another process holds a core, the
+    operating system parks one thread for a time slice on every pass, and the thousands of short passes
+    of MDAV become slower than on one thread (10^5 records, 2 cores, one busy: 49 s on two threads,
+    6.6 s on one; benchmarks/README.md). The 1-minute load average (where the OS reports one) measures
+    that; the labels do not depend on the thread count.
+    """
+    threads = numba.get_num_threads()
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return threads
+    return max(1, min(threads, round((os.cpu_count() or threads) - busy)))
+
+
+def _run(Z, k: int, code: int, trace: bool, parallel_min: int = kernel.PARALLEL_MIN, threads: int | None = None):
     with _KERNEL_LOCK:
-        return kernel.mdav_kernel(Z, k, code, trace, numba.get_num_threads(), parallel_min)
+        return kernel.mdav_kernel(Z, k, code, trace, threads or kernel_threads(), parallel_min)
 
 
 def _variant_code(variant: str) -> int:

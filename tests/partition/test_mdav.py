@@ -93,7 +93,7 @@ def test_parallel_screening_path_equals_reference():
     for Z in (base, wide, np.vstack([wide, wide[:40]])):
         for variant, code in mdav_module.VARIANTS.items():
             Zc, k = mdav_module.prepare(Z, 3)
-            labels = mdav_module._run(Zc, k, code, False, parallel_min=0)[0]
+            labels = mdav_module._run(Zc, k, code, False, parallel_min=0, threads=2)[0]
             assert np.array_equal(labels, reference_mdav(Z, 3, variant))
 
 
@@ -193,3 +193,18 @@ def test_bad_arrays():
 def test_float_k_with_integer_value_is_accepted():
     x = np.arange(20.0)[:, None]
     assert np.array_equal(ma.partition.mdav(x, 4.0), ma.partition.mdav(x, 4))
+
+
+def test_kernel_threads_leave_busy_cores_alone(monkeypatch):
+    import numba
+
+    from microagg.partition.mdav import kernel_threads
+
+    monkeypatch.setattr(mdav_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(mdav_module.os, "getloadavg", lambda: (2.0, 2.0, 2.0))
+    assert kernel_threads() == 1  # every core busy: one thread, no waiting on a parked one
+    monkeypatch.setattr(mdav_module.os, "getloadavg", lambda: (0.1, 0.1, 0.1))
+    assert kernel_threads() == min(2, numba.get_num_threads())
+    Zc, k = mdav_module.prepare(np.random.default_rng(3).standard_normal((300, 4)), 3)
+    assert np.array_equal(mdav_module._run(Zc, k, 0, False, parallel_min=0, threads=1)[0],
+                          mdav_module._run(Zc, k, 0, False, parallel_min=0, threads=2)[0])

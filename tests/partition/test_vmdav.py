@@ -66,7 +66,7 @@ def test_screened_pass_fallback_equals_reference():
     for gamma in (0.2, 1.1):
         for parallel_min in (0, vmdav_module._local.PARALLEL_MIN):
             labels = vmdav_module._local.run(vmdav_module.vmdav_kernel, Zc, k, gamma, True,
-                                             parallel_min=parallel_min)
+                                             parallel_min=parallel_min, threads=2)
             assert np.array_equal(labels, reference_vmdav(Z, 3, gamma))
 
 
