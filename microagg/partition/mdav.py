@@ -55,14 +55,20 @@ def kernel_threads() -> int:
     A pass split over threads waits for its slowest thread; when another process holds a core, the
     operating system parks one thread for a time slice on every pass, and the thousands of short passes
     of MDAV become slower than on one thread (10^5 records, 2 cores, one busy: 49 s on two threads,
-    6.6 s on one; benchmarks/README.md). The 1-minute load average (where the OS reports one) measures
-    that; the labels do not depend on the thread count.
+    6.6 s on one). Busy cores: the smaller of the 1-minute load average and the processes runnable right
+    now besides this one (Linux ``/proc/loadavg``), so neither this process's own recent work nor a
+    passing blip alone takes the threads away. The labels do not depend on the thread count.
     """
     threads = numba.get_num_threads()
     try:
         busy = os.getloadavg()[0]
     except (AttributeError, OSError):
         return threads
+    try:
+        with open("/proc/loadavg") as f:
+            busy = min(busy, int(f.read().split()[3].split("/")[0]) - 1)
+    except (OSError, IndexError, ValueError):
+        pass
     return max(1, min(threads, round((os.cpu_count() or threads) - busy)))
 
 
