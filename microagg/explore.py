@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .metrics import dld, group_stats, information_loss, pil, sdid
+from .metrics.privacy import resolve_delta
 from .release import microaggregate, pooled_labels
 
 RU_COLUMNS = ["method", "k", "IL", "PIL", "DLD", "SDID", "seconds"]
@@ -68,6 +69,17 @@ def compare_methods(data, k: int, runs: Mapping[str, tuple[str, dict]] | Sequenc
 
 
 PRIVACY_KEYS = ("delta", "relative", "w", "weights", "w_seed")
+
+
+def breaches(Z, Zp, delta=0.1, relative: bool = False) -> np.ndarray:
+    """Proximity breaches (seed 000 §4): the n x d cells whose released value is closer than Δ to the original.
+
+    The cells with sl = 0 in SL (Eq. 13): Δ > 0 and |x - x'| < Δ, with Δ as in ``satisfaction_level`` (a scalar,
+    per attribute, per cell, or relative to |x|), in z units.
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    D = resolve_delta(delta, Z, relative)
+    return (D > 0) & (np.abs(Z - np.asarray(Zp, dtype=np.float64)) < D)
 
 
 def sl_arguments(privacy: dict) -> dict:

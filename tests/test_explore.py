@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.explore import COMPARE_COLUMNS, RU_COLUMNS, compare_methods, risk_utility
+from microagg.explore import COMPARE_COLUMNS, RU_COLUMNS, breaches, compare_methods, risk_utility
 
 
 def test_risk_utility_map_moves_the_right_way():
@@ -31,3 +31,13 @@ def test_compare_methods_reports_per_attribute_methods_as_not_k_anonymous_withou
     frame = compare_methods(ma.load_dataset("census").iloc[:90, :4], 3, ["mdav", "individual_ranking"])
     assert frame["k-anonymous"].tolist() == [True, False] and frame["groups"].tolist() == [30, 4 * 30]
     assert not recwarn.list
+
+
+def test_breaches_are_the_cells_sl_counts_as_unsatisfied():
+    Z = ma.standardize(ma.load_dataset("tarragona"))
+    Zp = ma.renormalize(ma.aggregate.mean(Z, ma.partition.mdav(Z, 3, "classic")))
+    hit = breaches(Z, Zp, delta=0.1)
+    assert hit.shape == Z.shape
+    assert 100 * (1 - hit.mean()) == pytest.approx(ma.metrics.satisfaction_level(Z, Zp, delta=0.1))  # 29.34 (Table 2)
+    assert not breaches(Z, Zp, delta=0.0).any()
+    assert breaches([[1.0, 2.0]], [[1.05, 2.5]], delta=[0.1, 0.1]).tolist() == [[True, False]]
