@@ -251,7 +251,8 @@ def p3m_certificate(result, names=None) -> go.Figure:
                                  hovertemplate="%{x}: relative gap %{y:.1e}<br>objective %{customdata[0]:.6f}<br>"
                                                "dual bound %{customdata[1]:.6f}<extra>" + status + "</extra>"))
     fig.update_layout(title="P3M certificate: (objective − dual bound) / objective per attribute",
-                      xaxis_title="attribute", yaxis_title="relative gap", yaxis_type="log", height=380,
+                      xaxis_title="attribute", yaxis_title="relative gap", yaxis_type="log",
+                      yaxis_exponentformat="power", height=380,
                       margin=dict(l=50, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(categoryorder="array", categoryarray=names)
     return fig
