@@ -57,7 +57,7 @@ def compare_methods(data, k: int, runs: Mapping[str, tuple[str, dict]] | Sequenc
     for label, (method, params) in runs.items():
         t0 = time.perf_counter()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
+            warnings.filterwarnings("ignore", message=r".*NOT \d+-anonymous as whole records", category=UserWarning)
             rel = microaggregate(data, k, method=method, aggregation=aggregation, columns=columns,
                                  method_params=dict(params))
         seconds = time.perf_counter() - t0
