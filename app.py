@@ -13,7 +13,14 @@ import streamlit as st
 
 import microagg as ma
 from microagg import plots, recipe
-from microagg.explore import PRIVACY_KEYS, risk_utility, satisfaction_grid, satisfaction_over_alpha, sl_arguments
+from microagg.explore import (
+    PRIVACY_KEYS,
+    breaches,
+    risk_utility,
+    satisfaction_grid,
+    satisfaction_over_alpha,
+    sl_arguments,
+)
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import resolve_delta, resolve_weights
 from microagg.metrics.risk import RULES
@@ -319,7 +326,7 @@ with tab_aggregation:
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
-        breach = (D > 0) & (np.abs(Z_m - Zp_m) < D)
+        breach = breaches(Z_m, Zp_m, D)
         released[m.title] = (prot_m, breach)
         r = rep_m.set_index("metric")["value"]
         rows.append({"aggregation": m.title, "IL (%)": float(r["IL"]),

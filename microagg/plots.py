@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 
 def group_sizes(labels, k: int | None = None) -> go.Figure:
@@ -199,4 +200,94 @@ def weights_histogram(W: np.ndarray) -> go.Figure:
     fig = go.Figure(go.Histogram(x=np.ravel(W), xbins=dict(start=0, end=1, size=0.025), marker_color=PALETTE[6]))
     fig.update_layout(title="Privacy weights w of the cells", xaxis_title="w", yaxis_title="cells", height=300,
                       margin=dict(l=50, r=20, t=50, b=40), bargap=0.05)
+    return fig
+
+
+def tradeoff_over_k(frame: pd.DataFrame, utility: str = "IL", risk: str = "DLD") -> go.Figure:
+    """Information loss (left axis) and disclosure risk (right axis) against k: the privacy/utility tension.
+
+    ``frame`` is ``microagg.explore.risk_utility`` output; every method gets a solid utility line and a dashed
+    risk line. IL is seed 003 Eq. 4, DLD FORMULAS §4.6 b.
+    """
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
+        rows = rows.sort_values("k")
+        colour = PALETTE[i % len(PALETTE)]
+        fig.add_trace(go.Scatter(x=rows["k"], y=rows[utility], mode="lines+markers", name=f"{utility}, {method}",
+                                 line=dict(color=colour)), secondary_y=False)
+        fig.add_trace(go.Scatter(x=rows["k"], y=rows[risk], mode="lines+markers", name=f"{risk}, {method}",
+                                 line=dict(color=colour, dash="dash"), marker=dict(symbol="diamond")),
+                      secondary_y=True)
+    fig.update_layout(title=f"Larger k: less risk ({risk}, dashed), more loss ({utility}, solid)", xaxis_title="k",
+                      height=420, margin=dict(l=50, r=50, t=50, b=40), legend=dict(orientation="h", y=-0.2))
+    fig.update_yaxes(title_text=f"{utility} (%) — information loss", rangemode="tozero", secondary_y=False)
+    fig.update_yaxes(title_text=f"{risk} (%) — disclosure risk", rangemode="tozero", secondary_y=True)
+    return fig
+
+
+def method_comparison(frame: pd.DataFrame, value: str = "IL") -> go.Figure:
+    """One bar per run of ``microagg.explore.compare_methods``: ``value`` (e.g. IL, seed 003 Tables 1-3) with the
+    run time written on the bar; runs whose release is not k-anonymous as whole records are hatched."""
+    frame = frame.reset_index(drop=True)
+    methods = list(dict.fromkeys(frame["method"]))
+    colours = [PALETTE[methods.index(m) % len(PALETTE)] for m in frame["method"]]
+    hatch = ["" if ok else "/" for ok in frame["k-anonymous"]]
+    text = [f"{s * 1000:.0f} ms" if s < 1 else f"{s:.1f} s" for s in frame["seconds"]]
+    fig = go.Figure(go.Bar(x=frame[value], y=frame["run"], orientation="h", text=text, textposition="outside",
+                           marker=dict(color=colours, pattern=dict(shape=hatch)),
+                           hovertemplate="%{y}: " + value + " %{x:.4f}<br>%{text}<extra></extra>"))
+    ks = sorted(set(frame["k"]))
+    fig.update_layout(title=f"{value} by method, k = {', '.join(map(str, ks))} (time on the bars; hatched: not "
+                            "k-anonymous as whole records)", xaxis_title=value, yaxis=dict(autorange="reversed"),
+                      height=max(260, 40 * len(frame) + 100), margin=dict(l=40, r=40, t=50, b=40))
+    return fig
+
+
+def p3m_certificate(result, names=None) -> go.Figure:
+    """Relative gap between P3M's objective and its Lagrangian dual bound, per attribute (seed 000 Eq. 14-17).
+
+    ``result`` is ``microagg.aggregate.p3m_solve`` output. Every dual value is a lower bound on the optimum, so a
+    gap of (numerically) zero certifies a global optimum; gaps are drawn on a log axis, floored at 1e-16.
+    """
+    names = [str(t) for t in (range(len(result.status)) if names is None else names)]
+    rel = np.maximum(result.gap / np.maximum(np.abs(result.objective), 1.0), 1e-16)
+    colour = {"optimal": PALETTE[2], "local": PALETTE[1], "infeasible": PALETTE[3]}
+    fig = go.Figure()
+    for status in ("optimal", "local", "infeasible"):
+        hit = np.array([s == status for s in result.status])
+        if hit.any():
+            fig.add_trace(go.Bar(x=np.array(names)[hit], y=rel[hit], name=status, marker_color=colour[status],
+                                 customdata=np.column_stack([result.objective[hit], result.dual_bound[hit]]),
+                                 hovertemplate="%{x}: relative gap %{y:.1e}<br>objective %{customdata[0]:.6f}<br>"
+                                               "dual bound %{customdata[1]:.6f}<extra>" + status + "</extra>"))
+    fig.update_layout(title="P3M certificate: (objective − dual bound) / objective per attribute",
+                      xaxis_title="attribute", yaxis_title="relative gap", yaxis_type="log",
+                      yaxis_exponentformat="power", height=380,
+                      margin=dict(l=50, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.25))
+    fig.update_xaxes(categoryorder="array", categoryarray=names)
+    return fig
+
+
+def reproduction_gaps(frame: pd.DataFrame) -> go.Figure:
+    """Ours minus published for every cell of a ``microagg.cli.reproduce_*`` table, coloured by whether it matches.
+
+    The x axis is the published value (the tables print strings; their precision is kept in the hover text).
+    """
+    published = frame["published"].astype(float)
+    diff = frame["ours"].astype(float) - published
+    label = [" ".join(str(v) for v in r) for r in frame[[c for c in ("table", "row", "data", "k") if c in frame]]
+             .itertuples(index=False)]
+    fig = go.Figure()
+    for match, name, colour in ((True, "reproduced", PALETTE[2]), (False, "not reproduced", PALETTE[3])):
+        hit = (frame["match"] == match).to_numpy()
+        if hit.any():
+            fig.add_trace(go.Scatter(x=published[hit], y=diff[hit], mode="markers", name=name,
+                                     marker=dict(size=9, color=colour),
+                                     customdata=np.column_stack([np.array(label)[hit], frame["published"][hit]]),
+                                     hovertemplate="%{customdata[0]}<br>published %{customdata[1]}, "
+                                                   "ours − published %{y:.4f}<extra></extra>"))
+    fig.add_hline(y=0, line_dash="dot", line_color="#888")
+    fig.update_layout(title="Ours − published, cell by cell", xaxis_title="published value",
+                      yaxis_title="ours − published", height=420, margin=dict(l=50, r=20, t=50, b=40),
+                      legend=dict(orientation="h", y=-0.2))
     return fig

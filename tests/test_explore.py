@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.explore import RU_COLUMNS, risk_utility
+from microagg.explore import COMPARE_COLUMNS, RU_COLUMNS, breaches, compare_methods, risk_utility
 
 
 def test_risk_utility_map_moves_the_right_way():
@@ -28,3 +28,27 @@ def test_risk_utility_uses_the_chosen_dld_rule():
     assert seed003["DLD"].item() > expected["DLD"].item()  # either of two neighbours links more records
     with pytest.raises(ma.MicroaggError, match="'rule' must be one of"):
         risk_utility(data, [3], dld_rule="nearest")
+
+
+def test_compare_methods_runs_labelled_variants_side_by_side():
+    runs = {"MDAV classic": ("mdav", {"variant": "classic"}), "MDAV single": ("mdav", {"variant": "single"})}
+    frame = compare_methods(ma.load_dataset("census"), 5, runs)
+    assert list(frame.columns) == COMPARE_COLUMNS and list(frame["run"]) == list(runs)
+    assert frame["IL"].tolist() == pytest.approx([9.0884, 8.8840], abs=1e-4)  # seed 003 Table 2, seed 004 Table II
+    assert frame["k-anonymous"].all() and (frame["groups"] == 216).all() and (frame["seconds"] > 0).all()
+
+
+def test_compare_methods_reports_per_attribute_methods_as_not_k_anonymous_without_warning(recwarn):
+    frame = compare_methods(ma.load_dataset("census").iloc[:90, :4], 3, ["mdav", "individual_ranking"])
+    assert frame["k-anonymous"].tolist() == [True, False] and frame["groups"].tolist() == [30, 4 * 30]
+    assert not recwarn.list
+
+
+def test_breaches_are_the_cells_sl_counts_as_unsatisfied():
+    Z = ma.standardize(ma.load_dataset("tarragona"))
+    Zp = ma.renormalize(ma.aggregate.mean(Z, ma.partition.mdav(Z, 3, "classic")))
+    hit = breaches(Z, Zp, delta=0.1)
+    assert hit.shape == Z.shape
+    assert 100 * (1 - hit.mean()) == pytest.approx(ma.metrics.satisfaction_level(Z, Zp, delta=0.1))  # 29.34 (Table 2)
+    assert not breaches(Z, Zp, delta=0.0).any()
+    assert breaches([[1.0, 2.0]], [[1.05, 2.5]], delta=[0.1, 0.1]).tolist() == [[True, False]]

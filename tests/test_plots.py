@@ -1,5 +1,8 @@
 import numpy as np
+import pandas as pd
+import pytest
 
+import microagg as ma
 from microagg import plots
 
 
@@ -14,3 +17,38 @@ def test_group_sizes_counts_every_attribute_of_per_attribute_labels():
 def test_group_sizes_of_record_labels():
     fig = plots.group_sizes(np.array([0, 0, 1, 1, 1]), 2)
     assert dict(zip(fig.data[0].x, fig.data[0].y)) == {2: 1, 3: 1} and fig.layout.title.text == "Group sizes"
+
+
+def test_tradeoff_over_k_puts_loss_left_and_risk_right():
+    frame = pd.DataFrame({"method": ["mdav"] * 3, "k": [5, 2, 3], "IL": [9.0, 3.0, 5.0], "DLD": [16.0, 48.0, 29.0]})
+    fig = plots.tradeoff_over_k(frame)
+    loss, risk = fig.data
+    assert list(loss.x) == [2, 3, 5] and list(loss.y) == [3.0, 5.0, 9.0] and loss.yaxis == "y"
+    assert list(risk.y) == [48.0, 29.0, 16.0] and risk.yaxis == "y2" and risk.line.dash == "dash"
+
+
+def test_method_comparison_writes_times_and_hatches_releases_that_are_not_k_anonymous():
+    frame = pd.DataFrame({"run": ["MDAV", "ranking"], "method": ["mdav", "individual_ranking"], "k": [3, 3],
+                          "IL": [5.7, 0.1], "DLD": [29.0, 90.0], "groups": [360, 4680], "k-anonymous": [True, False],
+                          "seconds": [0.012, 2.5]})
+    bar = plots.method_comparison(frame).data[0]
+    assert list(bar.y) == ["MDAV", "ranking"] and list(bar.x) == [5.7, 0.1]
+    assert list(bar.text) == ["12 ms", "2.5 s"] and list(bar.marker.pattern.shape) == ["", "/"]
+
+
+def test_p3m_certificate_shows_a_closed_gap_per_attribute():
+    Z = ma.standardize(ma.load_dataset("census").iloc[:60, :3])
+    res = ma.aggregate.p3m_solve(Z, ma.partition.mdav(Z, 3, "classic"))
+    fig = plots.p3m_certificate(res, names=["a", "b", "c"])
+    shown = {x: y for trace in fig.data for x, y in zip(trace.x, trace.y)}
+    assert set(shown) == {"a", "b", "c"} and all(1e-16 <= y for y in shown.values())
+    assert {trace.name for trace in fig.data} == set(res.status) and fig.layout.yaxis.type == "log"
+
+
+def test_reproduction_gaps_plots_ours_minus_published():
+    frame = pd.DataFrame({"table": ["t", "t"], "data": ["census", "eia"], "k": [3, 5], "published": ["5.692", "1.013"],
+                          "ours": [5.6922, 0.9773], "match": [True, False]})
+    fig = plots.reproduction_gaps(frame)
+    ok, bad = fig.data
+    assert ok.name == "reproduced" and ok.y[0] == pytest.approx(0.0002)
+    assert bad.name == "not reproduced" and bad.x[0] == pytest.approx(1.013) and bad.y[0] == pytest.approx(-0.0357)
