@@ -48,9 +48,23 @@ ROLES = {kernel.ROLE_CENTROID: "farthest from centroid", kernel.ROLE_OPPOSITE: "
 _KERNEL_LOCK = threading.Lock()  # numba's default thread pool is not re-entrant across Python threads
 
 
-def _run(Z, k: int, code: int, trace: bool, parallel_min: int = kernel.PARALLEL_MIN):
+def call_kernel(func, Z, *args, parallel_min: int):
+    """``func(Z, *args, threads, parallel_min)`` for a compiled partitioner, serialized only when it must be.
+
+    A pass over at least ``parallel_min`` live records splits over numba's thread pool, which is not
+    re-entrant across Python threads: calls that can reach it hold ``_KERNEL_LOCK``. A call that cannot
+    (fewer records than ``parallel_min``, or one thread) runs without the lock, and since the kernels are
+    compiled with ``nogil=True`` such calls run in parallel from Python threads (the block engine).
+    """
+    threads = numba.get_num_threads()
+    if threads == 1 or Z.shape[0] < parallel_min:
+        return func(Z, *args, threads, parallel_min)
     with _KERNEL_LOCK:
-        return kernel.mdav_kernel(Z, k, code, trace, numba.get_num_threads(), parallel_min)
+        return func(Z, *args, threads, parallel_min)
+
+
+def _run(Z, k: int, code: int, trace: bool, parallel_min: int = kernel.PARALLEL_MIN):
+    return call_kernel(kernel.mdav_kernel, Z, k, code, trace, parallel_min=parallel_min)
 
 
 def _variant_code(variant: str) -> int:
