@@ -248,7 +248,12 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         except MicroaggError:
             raise
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise MicroaggError(f"reading the input failed: {type(exc).__name__}: {exc}") from None
+            text = str(exc)
+            if text.startswith("Mismatched dtypes"):  # dask's CSV reader; its advice (dtype=str) does not apply here
+                raise MicroaggError("a column holds numbers in the first CSV file but not in another one; "
+                                    "microaggregation needs numbers: fix or remove those values.\n"
+                                    + text.split("Usually this is due")[0].strip()) from None
+            raise MicroaggError(f"reading the input failed: {type(exc).__name__}: {text}") from None
         lengths, std, top = _combine(moments, masked + conf, k)
         n = int(lengths.sum())
         dq = len(masked)
@@ -487,7 +492,7 @@ def _client(scheduler):
         yield scheduler
         return
     if scheduler is None:
-        with LocalCluster(dashboard_address=None, silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        with LocalCluster(dashboard_address=":0", silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             yield client
         return
     if not isinstance(scheduler, str):
