@@ -35,6 +35,7 @@ import logging
 import math
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 
 import dask
@@ -154,7 +155,8 @@ class DaskRelease:
 
     ``protected`` reads the release back lazily (a dask DataFrame: the masked, confidential and kept
     columns, rows ordered by block). ``standardizer`` holds the streamed means and sds of the masked
-    and then the confidential columns; ``plan`` the split tree and blocks (``plan.assign``).
+    and then the confidential columns; ``plan`` the split tree and blocks (``plan.assign``);
+    ``timings`` the wall time of each pass in seconds.
     """
 
     path: str
@@ -164,6 +166,7 @@ class DaskRelease:
     standardizer: Standardizer = field(repr=False)
     plan: BlockPlan = field(repr=False)
     masked: list[str] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
 
     @property
     def k(self) -> int:
@@ -240,11 +243,12 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     if fs.exists(root) and (not fs.isdir(root) or fs.ls(root)):
         raise MicroaggError(f"out={os.fspath(out)!r} exists and is not an empty directory: choose a new one.")
 
+    timings = {}
     with _client(scheduler) as client:
         parts = ddf.to_delayed()
         try:
             moments = _compute(client, [dask.delayed(_moments)(p, i, masked + conf)
-                                        for i, p in enumerate(parts)], progress, "moments")
+                                        for i, p in enumerate(parts)], progress, "moments", timings)
         except MicroaggError:
             raise
         except (OSError, ValueError, TypeError, KeyError) as exc:
@@ -260,10 +264,11 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
 
         sizes = _allocate(lengths, min(sample_size, n))
         Xs = np.concatenate(_compute(client, [dask.delayed(_sample)(p, i, masked, int(s), seed)
-                                              for i, (p, s) in enumerate(zip(parts, sizes))], progress, "sample"))
+                                              for i, (p, s) in enumerate(zip(parts, sizes))],
+                                     progress, "sample", timings))
         plan = build_plan(Xs, std.sd[:dq], n, B)
         counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
-                                 "blocks"), axis=0)
+                                 "blocks", timings), axis=0)
         plan = plan.merged(counts, k)
         block_sizes = np.bincount(plan.block_of_leaf, weights=counts).astype(np.int64)
         dld_blocks = _dld_blocks(block_sizes, dld_sample, seed)
@@ -279,7 +284,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, masked, conf, needed, top,
                    fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks))
         stats = _compute(client, [dask.delayed(_release)(p, i, job) for i, p in enumerate(shuffled.to_delayed())],
-                         progress, "release")
+                         progress, "release", timings)
         address = client.scheduler.address
 
     table = _report(stats, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
@@ -288,7 +293,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                    "confidential": conf, "engine": "dask", "block_size": B, "sample_size": int(sample_size),
                    "dld_sample": int(dld_sample), "seed": int(seed), **mp, **ap}
     return DaskRelease(path=os.fspath(out), files=[s["file"] for s in stats], params=params_used, table=table,
-                       standardizer=std, plan=plan, masked=masked)
+                       standardizer=std, plan=plan, masked=masked, timings=timings)
 
 
 # ----------------------------------------------------------------------------- input
@@ -506,17 +511,20 @@ def _client(scheduler):
         yield client
 
 
-def _compute(client, tasks: list, progress: bool, what: str) -> list:
-    """Results of ``tasks`` on ``client``, with dask's progress bar on stderr."""
+def _compute(client, tasks: list, progress: bool, what: str, timings: dict) -> list:
+    """Results of ``tasks`` on ``client``, with dask's progress bar on stderr; wall time in ``timings[what]``."""
     from distributed import progress as bar
 
+    t0 = time.perf_counter()
     futures = client.compute(tasks)
     if progress:
         print(f"{what}:", file=sys.stderr)
         with contextlib.redirect_stdout(sys.stderr):
             bar(futures, multi=False)
         print(file=sys.stderr)
-    return client.gather(futures)
+    out = client.gather(futures)
+    timings[what] = time.perf_counter() - t0
+    return out
 
 
 def _divisions(block_sizes: np.ndarray, rows: int) -> tuple:
