@@ -9,9 +9,9 @@ No step holds all records in one place:
    every file must have the needed columns, checked on the headers before any data is read;
 2. one streaming pass gives every attribute's count, mean and population variance (per partition,
    combined pairwise: Chan, Golub & LeVeque 1983), the non-finite values and the largest magnitudes;
-3. a uniform sample of ``sample_size`` records builds the split tree of ``partition.blocks`` with
-   thresholds in original units (:class:`BlockPlan`): a node whose sample stands for more than B
-   records is split at the lower median of its attribute of largest standardized variance;
+3. a uniform sample of ``sample_size`` records builds the split tree of ``partition.blocks``
+   (:class:`BlockPlan`): a node whose sample stands for more than B records is split at the lower
+   median of its projections on its first principal axis (z-scores of the global standardization);
 4. every record is routed down the tree and the leaves are counted; a leaf of fewer than k records
    joins the next one in tree order (the last joins the one before): these are the blocks;
 5. the records are shuffled by block (``set_index`` on the block id with divisions from the counts, so
@@ -36,7 +36,7 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import dask
 import dask.dataframe as dd
@@ -48,7 +48,7 @@ from .errors import MicroaggError
 from .metrics import dld, k_anonymity
 from .metrics.registry import get_metric
 from .partition import check_k
-from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
+from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, principal_axis, split_blocks
 from .preprocess import Standardizer, as_frame
 from .registry import get_method
 from .release import _tidy, column_roles, resolve_methods
@@ -62,14 +62,17 @@ FORMATS = {".parquet": "parquet", ".parq": "parquet", ".pq": "parquet", ".csv": 
 
 @dataclass(frozen=True)
 class BlockPlan:
-    """The split tree of the Dask engine, in original units of the masked columns.
+    """The split tree of the Dask engine, on z-scores of the masked columns (global ``mean`` and ``sd``).
 
-    Node arrays: ``feature`` (column position, -1 at a leaf), ``threshold`` (values <= it go left),
-    ``left``/``right`` (child nodes), ``leaf`` (leaf number in tree order, -1 inside). ``block_of_leaf``
-    maps leaves to blocks once the leaves are counted (leaves of fewer than k records merged).
+    Node arrays: ``axis`` (unit principal axis, nodes x d), ``threshold`` (records whose projection on the
+    axis is <= it go left), ``left``/``right`` (child nodes, -1 at a leaf), ``leaf`` (leaf number in tree
+    order, -1 inside). ``block_of_leaf`` maps leaves to blocks once the leaves are counted (leaves of
+    fewer than k records merged).
     """
 
-    feature: np.ndarray
+    mean: np.ndarray
+    sd: np.ndarray
+    axis: np.ndarray
     threshold: np.ndarray
     left: np.ndarray
     right: np.ndarray
@@ -82,14 +85,14 @@ class BlockPlan:
 
     def leaves(self, X) -> np.ndarray:
         """Leaf of every row of ``X`` (records x masked columns, original units)."""
-        X = np.asarray(X, dtype=np.float64)
-        node = np.zeros(len(X), dtype=np.int64)
-        active = np.flatnonzero(self.feature[node] >= 0)
+        Z = (np.asarray(X, dtype=np.float64) - self.mean) / self.sd
+        node = np.zeros(len(Z), dtype=np.int64)
+        active = np.flatnonzero(self.left[node] >= 0)
         while active.size:
             at = node[active]
-            go_left = X[active, self.feature[at]] <= self.threshold[at]
+            go_left = np.einsum("ij,ij->i", Z[active], self.axis[at]) <= self.threshold[at]
             node[active] = np.where(go_left, self.left[at], self.right[at])
-            active = active[self.feature[node[active]] >= 0]
+            active = active[self.left[node[active]] >= 0]
         return self.leaf[node]
 
     def assign(self, X) -> np.ndarray:
@@ -107,37 +110,40 @@ class BlockPlan:
             if size >= k:
                 b, size = b + 1, 0
         block[block == b] = b - 1  # the leaves after the last full block hold < k records: they join it
-        return BlockPlan(self.feature, self.threshold, self.left, self.right, self.leaf, block)
+        return replace(self, block_of_leaf=block)
 
 
-def build_plan(Xs: np.ndarray, sd: np.ndarray, n: int, block_size: int) -> BlockPlan:
+def build_plan(Xs: np.ndarray, std: Standardizer, n: int, block_size: int) -> BlockPlan:
     """The split tree of a uniform sample ``Xs`` of ``n`` records (module docstring, step 3).
 
-    A node is split while its sample stands for more than ``block_size`` records and its attribute of
-    largest variance in z units (``sd``: the global sds; ties: lowest attribute) is not constant there.
+    A node is split while its sample stands for more than ``block_size`` records, at the lower median of
+    the projections of its z-scores (``std``) on their first principal axis (``blocks.principal_axis``),
+    unless they are all equal.
     """
-    weight = n / max(len(Xs), 1)
-    feature, threshold, left, right, leaf = [], [], [], [], []
+    Zs = std.transform(Xs)
+    weight = n / max(len(Zs), 1)
+    axis, threshold, left, right, leaf = [], [], [], [], []
 
     def node() -> int:
-        for a, v in ((feature, -1), (threshold, np.nan), (left, -1), (right, -1), (leaf, -1)):
+        for a, v in ((axis, np.zeros(Zs.shape[1])), (threshold, np.nan), (left, -1), (right, -1), (leaf, -1)):
             a.append(v)
-        return len(feature) - 1
+        return len(axis) - 1
 
-    stack = [(node(), np.arange(len(Xs)))]
+    stack = [(node(), np.arange(len(Zs)))]
     n_leaves = 0
     while stack:
         at, idx = stack.pop()
         if len(idx) * weight > block_size:
-            values = Xs[idx]
-            j = int(np.argmax(values.var(axis=0) / sd ** 2))
-            v = np.sort(values[:, j])
-            thr = v[(len(v) - 1) // 2]  # lower median
-            if thr == v[-1]:
-                thr = v[v < thr][-1] if v[0] < thr else np.nan
-            if thr == thr:  # not NaN: the attribute varies in this node
-                go_left = values[:, j] <= thr
-                feature[at], threshold[at] = j, thr
+            values = Zs[idx]
+            v = principal_axis(values - values.mean(axis=0))
+            p = values @ v
+            ordered = np.sort(p)
+            thr = ordered[(len(p) - 1) // 2]  # lower median
+            if thr == ordered[-1]:
+                thr = ordered[ordered < thr][-1] if ordered[0] < thr else np.nan
+            if thr == thr:  # not NaN: the projections differ
+                go_left = p <= thr
+                axis[at], threshold[at] = v, thr
                 left[at], right[at] = node(), node()
                 stack.append((right[at], idx[~go_left]))
                 stack.append((left[at], idx[go_left]))  # popped first: leaves numbered left to right
@@ -145,8 +151,9 @@ def build_plan(Xs: np.ndarray, sd: np.ndarray, n: int, block_size: int) -> Block
         leaf[at] = n_leaves
         n_leaves += 1
     arr = np.asarray
-    return BlockPlan(arr(feature, dtype=np.int64), arr(threshold, dtype=np.float64), arr(left, dtype=np.int64),
-                     arr(right, dtype=np.int64), arr(leaf, dtype=np.int64), np.arange(n_leaves, dtype=np.int64))
+    return BlockPlan(std.mean, std.sd, arr(axis, dtype=np.float64).reshape(len(axis), Zs.shape[1]),
+                     arr(threshold, dtype=np.float64), arr(left, dtype=np.int64), arr(right, dtype=np.int64),
+                     arr(leaf, dtype=np.int64), np.arange(n_leaves, dtype=np.int64))
 
 
 @dataclass(frozen=True)
@@ -266,7 +273,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         Xs = np.concatenate(_compute(client, [dask.delayed(_sample)(p, i, masked, int(s), seed)
                                               for i, (p, s) in enumerate(zip(parts, sizes))],
                                      progress, "sample", timings))
-        plan = build_plan(Xs, std.sd[:dq], n, B)
+        plan = build_plan(Xs, Standardizer(std.mean[:dq], std.sd[:dq]), n, B)
         counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
                                  "blocks", timings), axis=0)
         plan = plan.merged(counts, k)

@@ -120,7 +120,8 @@ def test_dld_runs_on_a_sample_and_the_report_says_so(client, data, tmp_path):
 
 
 def test_plan_merges_leaves_smaller_than_k():
-    plan = build_plan(np.arange(20.0)[:, None], np.ones(1), 20, 5)  # 20 -> 10 + 10 -> four leaves of 5
+    X = np.arange(20.0)[:, None]
+    plan = build_plan(X, ma.Standardizer.fit(X), 20, 5)  # 20 -> 10 + 10 -> four leaves of 5
     assert plan.n_leaves == 4
     assert np.array_equal(plan.leaves(np.array([[0.0], [4.0], [5.0], [19.0]])), [0, 0, 1, 3])
     # a leaf < k joins the next one; the trailing leaves (< k together) join the block before

@@ -1,10 +1,11 @@
 """Block partitioning: any partitioner run inside blocks of at most B records (the scale-out plan).
 
 Exact MDAV is sequential and O(n^2 d / k); past a few million records it is replaced by a
-space-partitioning tree (a kd-tree cut at medians): a node of more than B records is split
-at the median of its attribute of largest variance (standardized data; ties: lowest
-attribute) into its floor(m/2) lowest and ceil(m/2) highest records on that attribute,
-equal values in row order. The leaves are the blocks, numbered in tree order (left first).
+space-partitioning tree cut at medians: a node of more than B records is split into its
+floor(m/2) lowest and ceil(m/2) highest records along its first principal axis (standardized
+data; :func:`principal_axis`), equal projections in row order. The leaves are the blocks,
+numbered in tree order (left first). The principal axis cuts fewer natural groups than the
+attribute of largest variance (``benchmarks/README.md``, "bench_scale.py").
 
 Size invariant: with B >= 2k, a node of m > B records has m >= 2k + 1, so both halves have
 floor(m/2) >= k records; a leaf is the root (n <= B records) or half of a node of more
@@ -79,12 +80,20 @@ def _split(Z: np.ndarray, k: int, B: int, blocks, cols: np.ndarray) -> np.ndarra
                 b += 1
                 continue
             values = Z[np.ix_(idx, cols)]
-            j = int(np.argmax(values.var(axis=0)))  # first maximum: lowest attribute among ties
-            order = np.argsort(values[:, j], kind="stable")  # idx ascending, so ties stay in row order
+            values -= values.mean(axis=0)
+            order = np.argsort(values @ principal_axis(values), kind="stable")  # idx ascending: ties in row order
             half = len(idx) // 2
             stack.append(np.sort(idx[order[half:]]))
             stack.append(np.sort(idx[order[:half]]))  # popped first: the lower half comes first
     return out
+
+
+def principal_axis(centred: np.ndarray) -> np.ndarray:
+    """Unit first principal axis of the rows of ``centred`` (column means 0): the eigenvector of the largest
+    eigenvalue of their scatter matrix, signed so that its largest component in magnitude (the first among
+    ties) is positive."""
+    v = np.linalg.eigh(centred.T @ centred)[1][:, -1]
+    return v if v[np.argmax(np.abs(v))] >= 0 else -v
 
 
 def _given_blocks(blocks, n: int, k: int) -> list[np.ndarray]:
