@@ -53,7 +53,8 @@ from .preprocess import Standardizer, as_frame
 from .registry import get_method
 from .release import _tidy, column_roles, resolve_methods
 
-SAMPLE_SIZE = 200_000      # records sampled to build the split tree
+SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
+LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)
 DLD_SAMPLE = 20_000        # records (whole blocks) on which DLD is computed
 PARTITION_ROWS = 500_000   # records per shuffled partition, at most (whole blocks, at least one)
 BLOCK, ROW = "__microagg_block", "__microagg_row"
@@ -211,7 +212,7 @@ class _Job:
 
 def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "mean", columns=None, keep=None,
                         confidential=None, method_params: dict | None = None, aggregation_params: dict | None = None,
-                        out=None, scheduler=None, block_size: int | None = None, sample_size: int = SAMPLE_SIZE,
+                        out=None, scheduler=None, block_size: int | None = None, sample_size: int | None = None,
                         dld_sample: int = DLD_SAMPLE, seed: int = 0, progress: bool = False,
                         **params) -> DaskRelease:
     """Microaggregate ``data`` block by block on Dask and write the release to ``out`` (module docstring).
@@ -220,8 +221,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     DataFrame. ``scheduler``: None (a ``LocalCluster`` on this machine), a scheduler address
     (``"tcp://host:8786"``) or a ``distributed.Client``; the workers must be able to read ``data`` and
     write ``out`` (a new or empty directory, local or any fsspec URL). ``block_size`` B (default
-    ``DEFAULT_BLOCK_SIZE``) must be >= 2k; ``sample_size`` records build the split tree; DLD is computed
-    on whole blocks holding about ``dld_sample`` records (0: not computed); ``seed`` fixes both samples.
+    ``DEFAULT_BLOCK_SIZE``) must be >= 2k; ``sample_size`` records (default max(SAMPLE_SIZE, 20 n / B))
+    build the split tree; DLD is computed on whole blocks holding about ``dld_sample`` records (0: not
+    computed); ``seed`` fixes both samples.
     Methods, aggregations, their parameters and the column roles are those of ``microaggregate``; the
     aggregation must be group-local (mean, median) and the method give one label per record.
     ``progress`` shows dask's progress bar on stderr for each pass.
@@ -235,7 +237,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     if not agg.group_local:
         raise MicroaggError(f"aggregation '{aggregation}' is not group-local (it solves one problem over all groups), "
                             "so it cannot run block by block; use engine='blocks' or aggregation 'mean' or 'median'.")
-    for name, value, low in (("sample_size", sample_size, 1), ("dld_sample", dld_sample, 0), ("seed", seed, 0)):
+    for name, value, low in (("sample_size", 1 if sample_size is None else sample_size, 1),
+                             ("dld_sample", dld_sample, 0), ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise MicroaggError(f"{name} must be an integer >= {low}; got {value!r}.")
     if out is None:
@@ -269,6 +272,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         n = int(lengths.sum())
         dq = len(masked)
 
+        if sample_size is None:
+            sample_size = max(SAMPLE_SIZE, LEAF_SAMPLE * n // B)
         sizes = _allocate(lengths, min(sample_size, n))
         Xs = np.concatenate(_compute(client, [dask.delayed(_sample)(p, i, masked, int(s), seed)
                                               for i, (p, s) in enumerate(zip(parts, sizes))],

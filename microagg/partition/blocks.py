@@ -34,7 +34,7 @@ from ..errors import MicroaggError
 from ..registry import get_method
 from ._validate import prepare
 
-DEFAULT_BLOCK_SIZE = 10_000  # from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
+DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
 
 
 def check_block_size(block_size, k: int) -> int:
