@@ -314,9 +314,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
 def _read(data) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None]:
     """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None)."""
     if isinstance(data, dd.DataFrame):
-        ddf, files = data, None
+        ddf, files = data.rename(columns=str), None
     elif isinstance(data, (pd.DataFrame, pd.Series, np.ndarray)):
-        df = as_frame(data)
+        df = as_frame(data).rename(columns=str)
         ddf, files = dd.from_pandas(df, npartitions=max(1, math.ceil(len(df) / PARTITION_ROWS)), sort=False), None
     elif isinstance(data, (str, os.PathLike, list, tuple)):
         fs, paths, kind = _input_files(data)
