@@ -2,6 +2,7 @@
 
     python -m microagg run --dataset census --k 5 --method mdav --aggregation median --out release.csv
     python -m microagg run --input data.csv --columns a,b,c --k 3 --param variant=classic
+    python -m microagg run --engine dask --input 'data/*.parquet' --k 5 --out release/ [--scheduler tcp://host:8786]
     python -m microagg reproduce mdav|partition|sl|dld|scores|p3m|hmpfsom   # p3m-local adds scipy's local optima
 """
 
@@ -20,10 +21,11 @@ from .errors import MicroaggError
 from .metrics import dld, partition_information_loss, pil, satisfaction_level, sdid
 from .metrics.scores import dr_seed000, si_seed000
 from .partition import cvmdav, iamat, mdav, vmdav
+from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .preprocess import renormalize as _renormalize
 from .preprocess import standardize
 from .registry import get_method, methods
-from .release import microaggregate
+from .release import ENGINES, microaggregate
 from .seed002 import reproduce_hmpfsom
 
 
@@ -76,6 +78,12 @@ def _typed(params: dict[str, str], method: str, aggregation: str) -> dict:
 def cmd_run(args) -> int:
     if (args.dataset is None) == (args.input is None):
         raise MicroaggError("give exactly one of --dataset NAME or --input FILE.csv.")
+    if args.engine != "dask" and args.scheduler is not None:
+        raise MicroaggError("--scheduler needs --engine dask.")
+    if args.engine == "memory" and args.block_size is not None:
+        raise MicroaggError("--block-size needs --engine blocks or --engine dask.")
+    if args.engine == "dask":
+        return _run_dask(args)
     if args.dataset is not None:
         df = load_dataset(args.dataset, **_numbers(_parse_params(args.data_param)))
     else:
@@ -90,14 +98,40 @@ def cmd_run(args) -> int:
     print(f"microaggregating {len(df)} records with {args.method} + {args.aggregation}, k = {args.k} ...",
           file=sys.stderr)
     t0 = time.perf_counter()
+    engine = {"engine": "blocks", "block_size": args.block_size} if args.engine == "blocks" else {}
     rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
-                         keep=keep, renormalize=args.renormalize, confidential=confidential, **params)
+                         keep=keep, renormalize=args.renormalize, confidential=confidential, **engine, **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     with pd.option_context("display.max_colwidth", 80, "display.width", 160):
         print(rel.report().to_string(index=False))
     if args.out:
         rel.to_csv(args.out, index=args.input is None)
         print(f"release written to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _run_dask(args) -> int:
+    """``run --engine dask``: the release as Parquet files in --out, dask's progress bar on stderr."""
+    from .scale import microaggregate_dask
+
+    if not args.out:
+        raise MicroaggError("--engine dask writes the release as Parquet files: give --out DIRECTORY.")
+    if args.renormalize:
+        raise MicroaggError("--renormalize is not available with --engine dask (it rescales over all records).")
+    data = load_dataset(args.dataset, **_numbers(_parse_params(args.data_param))) if args.dataset else args.input
+    params = _typed(_parse_params(args.param), args.method, args.aggregation)
+    split = [(name, [c.strip() for c in value.split(",")] if value else None)
+             for name, value in (("columns", args.columns), ("keep", args.keep), ("confidential", args.confidential))]
+    print(f"microaggregating {args.input or args.dataset} with {args.method} + {args.aggregation} in blocks on Dask, "
+          f"k = {args.k} ...", file=sys.stderr)
+    t0 = time.perf_counter()
+    rel = microaggregate_dask(data, args.k, method=args.method, aggregation=args.aggregation, out=args.out,
+                              scheduler=args.scheduler, block_size=args.block_size, progress=True, **dict(split),
+                              **params)
+    print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    with pd.option_context("display.max_colwidth", 80, "display.width", 160):
+        print(rel.report().to_string(index=False))
+    print(f"release written to {args.out} ({len(rel.files)} Parquet files)", file=sys.stderr)
     return 0
 
 
@@ -314,7 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dataset", help="bundled data set name (see 'datasets')")
     run.add_argument("--data-param", action="append", default=[], metavar="NAME=VALUE",
                      help="an argument of the data set, e.g. n=2000 or seed=1 for generators (repeatable)")
-    run.add_argument("--input", help="CSV file with a header row")
+    run.add_argument("--input", help="CSV file with a header row; with --engine dask also Parquet files, a glob "
+                     "pattern (quoted) or a directory")
     run.add_argument("--columns", help="comma-separated columns to mask (default: every numeric column)")
     run.add_argument("--keep", help="comma-separated columns to release unmasked (others are dropped)")
     run.add_argument("--confidential", help="comma-separated confidential columns: released unchanged, read by "
@@ -325,7 +360,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="a method or aggregation parameter, e.g. variant=classic (repeatable)")
     run.add_argument("--renormalize", action="store_true", help="restore unit variance (seed 000 Eq. 5)")
-    run.add_argument("--out", help="write the protected table to this CSV file")
+    run.add_argument("--out", help="write the protected table to this CSV file (--engine dask: a new directory of "
+                     "Parquet files)")
+    run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "
+                     "once; blocks: inside blocks of at most --block-size records; dask: blocks on a Dask cluster")
+    run.add_argument("--block-size", type=int, help=f"records per block, at least 2k (default {DEFAULT_BLOCK_SIZE})")
+    run.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (default: a LocalCluster "
+                     "on this machine)")
     run.set_defaults(func=cmd_run)
     rep = sub.add_parser("reproduce", help="print a published table beside our values")
     rep.add_argument("what", choices=sorted(REPRODUCIBLE))

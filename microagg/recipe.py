@@ -7,7 +7,8 @@ import shlex
 
 def _arguments(params: dict) -> dict:
     """Method and aggregation parameters of a release's ``params`` (the rest are release options)."""
-    fixed = {"k", "method", "aggregation", "columns", "keep", "renormalize", "confidential"}
+    fixed = {"k", "method", "aggregation", "columns", "keep", "renormalize", "confidential", "engine", "block_size",
+             "blocks"}
     return {n: v for n, v in params.items() if n not in fixed}
 
 
@@ -21,6 +22,8 @@ def python_snippet(params: dict, data: str) -> str:
         args.append(f"confidential={list(params['confidential'])!r}")
     if params.get("renormalize"):
         args.append("renormalize=True")
+    if params.get("engine", "memory") != "memory":
+        args += [f"engine={params['engine']!r}", f"block_size={params['block_size']!r}"]
     args += [f"{n}={v!r}" for n, v in _arguments(params).items()]
     body = ",\n    ".join(args)
     return (f"import microagg as ma\n\ndf = {data}\nrel = ma.microaggregate(\n    df,\n    {body},\n)\n"
@@ -37,6 +40,8 @@ def cli_command(params: dict, data_args: list[str]) -> str:
         argv += ["--confidential", ",".join(params["confidential"])]
     if params.get("renormalize"):
         argv.append("--renormalize")
+    if params.get("engine", "memory") != "memory":
+        argv += ["--engine", params["engine"], "--block-size", str(params["block_size"])]
     for n, v in _arguments(params).items():
         argv += ["--param", f"{n}={v}"]
     argv += ["--out", "release.csv"]

@@ -111,6 +111,12 @@ class Method:
         """
         return bool(self.extras.get("uses_roles", False))
 
+    @property
+    def group_local(self) -> bool:
+        """Whether an aggregator's value for a group depends on that group's records only (registered with
+        ``group_local=True``: mean, median). Only such aggregators run block by block (``microagg.scale``)."""
+        return bool(self.extras.get("group_local", False))
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:

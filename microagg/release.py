@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -26,9 +26,13 @@ from .metrics import group_stats, k_anonymity
 from .metrics.report import evaluate_arrays
 from .metrics.utility import sse_i
 from .partition import check_k
+from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns
 from .preprocess import renormalize as _renormalize
 from .registry import Method, get_method
+
+if TYPE_CHECKING:
+    from .scale import DaskRelease
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,11 @@ class Release:
         add("smallest equivalence class", an["min_class"], "records", higher, "FORMULAS §4.13")
         add("records in classes < k", an["records_in_small_classes"], "records", lower, "FORMULAS §4.13")
         add("k-anonymous", an["k_anonymous"], "", "", "FORMULAS §4.13")
+        if self.params.get("engine", "memory") == "blocks":
+            add("engine", "blocks", "", "", "README, Scaling out")
+            if "blocks" in self.params:
+                add("blocks", self.params["blocks"], "blocks", "", "microagg.partition.blocks")
+            add("block size B", self.params["block_size"], "records", "", "microagg.partition.blocks")
         add("columns masked", ", ".join(self.masked), "", "", "release")
         add("columns confidential (unchanged)", ", ".join(self.confidential) or "none", "", "", "seed 002 §2.1")
         add("columns dropped", ", ".join(self.dropped) or "none", "", "", "release")
@@ -145,11 +154,15 @@ def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> 
     return ({n: v for n, v in params.items() if n in mnames}, {n: v for n, v in params.items() if n in anames})
 
 
+ENGINES = ("memory", "blocks", "dask")
+
+
 def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean",
                    columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
                    renormalize: bool = False, method_params: dict | None = None,
                    aggregation_params: dict | None = None, labels=None, confidential: Sequence[str] | None = None,
-                   **params) -> Release:
+                   engine: str = "memory", block_size: int | None = None, n_jobs: int | None = None, blocks=None,
+                   out=None, scheduler=None, **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` and ``aggregation`` name registered methods (``microagg.registry``);
@@ -169,42 +182,55 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     any other method partitions on the masked columns only. The masked columns are
     the quasi-identifiers: ``columns``, or by default every numeric column that is
     not confidential. The k-anonymity check is on them (FORMULAS §4.13).
+
+    ``engine`` chooses how the partition is computed (README "Scaling out"): ``"memory"`` runs
+    ``method`` on all records at once; ``"blocks"`` runs it inside blocks of at most ``block_size``
+    records (``microagg.partition.block_partition``: a median tree on the standardized masked columns,
+    ``n_jobs`` threads, default all cores; ``blocks`` gives the blocks instead, one id per record,
+    and larger ones are split further); ``"dask"`` is ``microagg.scale.microaggregate_dask``: ``data``
+    may also be a path, glob pattern or list of CSV or Parquet files or a dask DataFrame, the release
+    is written as Parquet files to the directory ``out`` on the Dask ``scheduler`` (default a
+    LocalCluster) and a ``scale.DaskRelease`` is returned.
     """
+    if engine not in ENGINES:
+        raise MicroaggError(f"unknown engine {engine!r}; choose one of {list(ENGINES)}.")
+    if engine == "dask":
+        from .scale import microaggregate_dask
+
+        if labels is not None or renormalize or n_jobs is not None or blocks is not None:
+            raise MicroaggError("engine='dask' computes its own blocks and partition and cannot renormalize: leave "
+                                "'labels', 'renormalize', 'n_jobs' and 'blocks' out.")
+        return microaggregate_dask(data, k, method=method, aggregation=aggregation, columns=columns, keep=keep,
+                                   confidential=confidential, method_params=method_params,
+                                   aggregation_params=aggregation_params, out=out, scheduler=scheduler,
+                                   block_size=block_size, **params)
+    if out is not None or scheduler is not None:
+        raise MicroaggError(f"'out' and 'scheduler' belong to engine='dask', not engine={engine!r}.")
+    if engine == "memory" and (block_size is not None or n_jobs is not None or blocks is not None):
+        raise MicroaggError("'block_size', 'n_jobs' and 'blocks' belong to engine='blocks' (or 'dask' for "
+                            "block_size); engine='memory' partitions all records at once.")
     df = as_frame(data)
     k = check_k(k)
-    part = get_method("partition", method)
-    agg = get_method("aggregate", aggregation)
-    mp, ap = split_params(part, agg, params)
-    mp = part.resolve({**mp, **(method_params or {})})
-    ap = agg.resolve({**ap, **(aggregation_params or {})})
+    part, agg, mp, ap = resolve_methods(method, aggregation, params, method_params, aggregation_params)
     if renormalize and agg.extras.get("preserves_moments"):
         raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
                             "preserves every attribute's mean and variance, and rescaling would undo what it "
                             "optimized. Call it without renormalize.")
-    conf = _confidential(df, confidential)
-    masked = select_columns(df, columns) if columns is not None else \
-        [c for c in select_columns(df, None) if c not in conf]
-    both = [c for c in masked if c in conf]
-    if both:
-        raise MicroaggError(f"columns {both} are listed both in 'columns' (quasi-identifiers, masked) and in "
-                            "'confidential' (released unchanged); list each column once.")
-    if not masked:
-        raise MicroaggError("every numeric column is confidential: leave at least one quasi-identifier to mask.")
-    keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
-    names = [str(c) for c in df.columns]
-    missing = [c for c in keep if c not in names]
-    if missing:
-        raise MicroaggError(f"keep: columns {missing} are not in the data; available: {names}.")
-    for role, cols in (("masked", masked), ("confidential", conf)):
-        overlap = [c for c in keep if c in cols]
-        if overlap:
-            raise MicroaggError(f"columns {overlap} are both {role} and listed in 'keep'; list each column once.")
+    masked, conf, keep, names = column_roles(df, columns, keep, confidential)
     X = numeric_matrix(df, masked, min_rows=k)
 
     std = Standardizer.fit(X)
     Z = std.transform(X)
+    engine_info = {"engine": engine}
+    if engine == "blocks":
+        B = check_block_size(DEFAULT_BLOCK_SIZE if block_size is None else block_size, k)
+        engine_info.update(block_size=B)
     if labels is None:
-        labels = _partition(part, df, conf, Z, k, mp)
+        if engine == "blocks":
+            blocks = split_blocks(Z, k, B, blocks=blocks)
+            engine_info.update(blocks=int(blocks.max()) + 1)
+        labels = _partition(part, df, conf, Z, k, mp, blocks=blocks, block_size=B if blocks is not None else None,
+                            n_jobs=n_jobs)
     labels = np.asarray(labels)
     if labels.ndim not in (1, 2) or labels.shape[0] != len(Z):
         raise MicroaggError(f"labels must have one entry per record ({len(Z)}); got shape {labels.shape}.")
@@ -229,12 +255,46 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
         out[c] = V[:, masked.index(c)] if c in masked else df[c].to_numpy(copy=True)
     protected = pd.DataFrame(out, index=df.index.copy(), columns=columns_out)
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked,
-                   "keep": keep, "renormalize": bool(renormalize), "confidential": conf, **mp, **ap}
+                   "keep": keep, "renormalize": bool(renormalize), "confidential": conf, **engine_info, **mp, **ap}
     dropped = [c for c in names if c not in masked and c not in keep and c not in conf]
     return Release(protected=protected, labels=labels, params=params_used,
                    original=df[masked + conf].copy(), Z=Z, Zp=Zp, standardizer=std, masked=masked,
                    dropped=dropped, kept=keep, anonymity=anonymity, confidential=conf,
                    aggregation_report=tuple(agg_rows))
+
+
+def resolve_methods(method: str, aggregation: str, params: dict, method_params: dict | None,
+                    aggregation_params: dict | None) -> tuple[Method, Method, dict, dict]:
+    """The registered partitioner and aggregator and their validated parameters (defaults filled in)."""
+    part = get_method("partition", method)
+    agg = get_method("aggregate", aggregation)
+    mp, ap = split_params(part, agg, params)
+    return (part, agg, part.resolve({**mp, **(method_params or {})}),
+            agg.resolve({**ap, **(aggregation_params or {})}))
+
+
+def column_roles(df: pd.DataFrame, columns, keep, confidential) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(masked, confidential, kept, all column names) of ``df``, checked: each column in one role, masked ones
+    numeric, at least one masked. ``df`` may be an empty frame with the data's dtypes (the Dask engine)."""
+    conf = _confidential(df, confidential)
+    masked = select_columns(df, columns) if columns is not None else \
+        [c for c in select_columns(df, None) if c not in conf]
+    both = [c for c in masked if c in conf]
+    if both:
+        raise MicroaggError(f"columns {both} are listed both in 'columns' (quasi-identifiers, masked) and in "
+                            "'confidential' (released unchanged); list each column once.")
+    if not masked:
+        raise MicroaggError("every numeric column is confidential: leave at least one quasi-identifier to mask.")
+    keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
+    names = [str(c) for c in df.columns]
+    missing = [c for c in keep if c not in names]
+    if missing:
+        raise MicroaggError(f"keep: columns {missing} are not in the data; available: {names}.")
+    for role, cols in (("masked", masked), ("confidential", conf)):
+        overlap = [c for c in keep if c in cols]
+        if overlap:
+            raise MicroaggError(f"columns {overlap} are both {role} and listed in 'keep'; list each column once.")
+    return masked, conf, keep, names
 
 
 def _confidential(df: pd.DataFrame, confidential) -> list[str]:
@@ -252,14 +312,18 @@ def _confidential(df: pd.DataFrame, confidential) -> list[str]:
     return select_columns(df, cols) if cols else []
 
 
-def _partition(part: Method, df: pd.DataFrame, conf: list[str], Z: np.ndarray, k: int, params: dict) -> np.ndarray:
+def _partition(part: Method, df: pd.DataFrame, conf: list[str], Z: np.ndarray, k: int, params: dict,
+               blocks=None, block_size: int | None = None, n_jobs: int | None = None) -> np.ndarray:
     """Labels of ``part`` on the QI z-scores ``Z``; a method that uses roles also gets the confidential columns'
-    z-scores, appended after the QIs, and their positions as ``confidential``."""
-    if not part.uses_roles:
+    z-scores, appended after the QIs, and their positions as ``confidential``. With ``blocks`` (the block
+    engine), ``part`` runs inside each block (``block_partition``)."""
+    if part.uses_roles:
+        Xc = numeric_matrix(df, conf) if conf else np.empty((len(Z), 0))
+        Zc = Standardizer.fit(Xc).transform(Xc)
+        Z, params = np.hstack([Z, Zc]), {**params, "confidential": list(range(Z.shape[1], Z.shape[1] + len(conf)))}
+    if blocks is None:
         return part.func(Z, k, **params)
-    Xc = numeric_matrix(df, conf) if conf else np.empty((len(Z), 0))
-    Zc = Standardizer.fit(Xc).transform(Xc)
-    return part.func(np.hstack([Z, Zc]), k, confidential=list(range(Z.shape[1], Z.shape[1] + len(conf))), **params)
+    return block_partition(Z, k, part.name, block_size=block_size, n_jobs=n_jobs, blocks=blocks, **params)
 
 
 NOT_RECORD_LEVEL = ("NOT guaranteed: each attribute was grouped separately, so every released value is shared by "
@@ -274,10 +338,11 @@ def pooled_labels(labels: np.ndarray) -> np.ndarray:
     return (labels + offsets).ravel()
 
 
-def _tidy(V: np.ndarray) -> np.ndarray:
+def _tidy(V: np.ndarray, top: np.ndarray | None = None) -> np.ndarray:
     """Round away the z-score round trip's noise (368.0000000000009 -> 368.0): 12 significant digits
-    relative to each column's largest magnitude. Identical rows stay identical."""
-    top = np.abs(V).max(axis=0)
+    relative to each column's largest magnitude ``top`` (default: of ``V``). Identical rows stay identical."""
+    if top is None:
+        top = np.abs(V).max(axis=0) if V.size else np.zeros(V.shape[1])
     digits = np.where(top > 0, 11 - np.floor(np.log10(np.where(top > 0, top, 1.0))), 0).astype(int)
     return np.column_stack([np.round(V[:, t], digits[t]) for t in range(V.shape[1])]) if V.size else V
 

@@ -39,3 +39,18 @@ def test_recipes_carry_the_confidential_columns(tmp_path, monkeypatch):
     assert main(argv[3:]) == 0
     out = pd.read_csv(tmp_path / "release.csv", index_col=0)
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
+
+
+def test_recipes_carry_the_block_engine(tmp_path, monkeypatch):
+    rel = ma.microaggregate(ma.load_dataset("eia"), 3, engine="blocks", block_size=600)
+    code = recipe.python_snippet(rel.params, "ma.load_dataset('eia')")
+    assert "engine='blocks'" in code and "block_size=600" in code and "blocks=" not in code
+    argv = shlex.split(recipe.cli_command(rel.params, ["--dataset", "eia"]))
+    assert argv[argv.index("--engine") + 1] == "blocks" and argv[argv.index("--block-size") + 1] == "600"
+    monkeypatch.chdir(tmp_path)
+    scope = {}
+    exec(code, scope)  # noqa: S102 - the snippet is ours
+    pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
+    assert main(argv[3:]) == 0
+    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    assert (out.to_numpy() == rel.protected.to_numpy()).all()

@@ -43,7 +43,7 @@ def _median_1d(x, lab):
     return med[lab]
 
 
-@register("aggregate", "mean", title="Mean", source="seed 000 §2.1; seed 003 §2.1",
+@register("aggregate", "mean", title="Mean", source="seed 000 §2.1; seed 003 §2.1", group_local=True,
           summary="Replace every record by its group's mean vector (minimizes SSE for a fixed partition).")
 def mean(Z, labels) -> np.ndarray:
     """Every record replaced by its group centroid C_j (seed 000 §2.1)."""
@@ -51,7 +51,7 @@ def mean(Z, labels) -> np.ndarray:
     return _per_column(Z, lab, _mean_1d)
 
 
-@register("aggregate", "median", title="Median", source="seed 001 §4, Eq. 1",
+@register("aggregate", "median", title="Median", source="seed 001 §4, Eq. 1", group_local=True,
           summary="Replace every record by its group's component-wise median (robust to outliers).")
 def median(Z, labels) -> np.ndarray:
     """Every record replaced by its group's component-wise median (seed 001 §4).

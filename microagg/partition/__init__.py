@@ -21,6 +21,10 @@ from .optimal import optimal_univariate
 from .hybrid import HmPfsomTrace, diverse_groups, hm_pfsom, hm_pfsom_steps
 from .pfcm import pcaes, pfcm, select_pfcm
 
+# isort: split
+# Not a registered method: runs any of the above inside blocks (the block and Dask engines of microaggregate).
+from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
+
 __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
-           "diverse_groups", "pfcm", "pcaes", "select_pfcm"]
+           "diverse_groups", "pfcm", "pcaes", "select_pfcm", "block_partition", "split_blocks", "DEFAULT_BLOCK_SIZE"]

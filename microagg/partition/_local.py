@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from . import _mdav_kernel as mk
-from .mdav import _KERNEL_LOCK, kernel_threads
+from .mdav import call_kernel
 
 FULL_MIN = 512   # prefixes longer than this (or a quarter of the live records) are sorted in full
 SLACK = 1e-9     # relative margin of every pruning test
@@ -153,15 +153,14 @@ PARALLEL_MIN = 1 << 18  # these methods make about one pass per record: threads 
 
 
 def run(kernel, Z, *args, parallel_min: int = PARALLEL_MIN, threads: int | None = None):
-    """Call a compiled partitioner with the thread count, under the engine's lock (numba's pool is not re-entrant).
+    """Call a compiled partitioner with the thread count (``mdav.call_kernel``: the engine's lock when it can thread).
 
     Passes split over threads only above ``parallel_min`` live records: with one
     short pass per added record, thread start-up outweighs the split (V-MDAV,
     10^5 records, k = 10 on 2 cores: 15.5 s on one thread, 18.9 s on two, and 60 s
-    on two when another process keeps a core busy). ``threads`` overrides :func:`kernel_threads`.
+    on two when another process keeps a core busy). ``threads`` overrides ``mdav.kernel_threads()``.
     """
-    with _KERNEL_LOCK:
-        return kernel(Z, *args, threads or kernel_threads(), parallel_min)
+    return call_kernel(kernel, Z, *args, parallel_min=parallel_min, threads=threads)
 
 
 def params(method: str, **values) -> dict:

@@ -287,7 +287,7 @@ def _farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
 # ----------------------------------------------------------------------------- MDAV
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     """Labels of MDAV ``variant`` on standardized ``Z``; with ``trace``, also the steps.
 

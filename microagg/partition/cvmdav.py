@@ -55,7 +55,7 @@ def _dist(a, b):
     return np.sqrt(mk._sqdist(a.reshape(1, a.shape[0]), 0, b))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     """Labels of CV-MDAV on ``Z`` (groups in order of formation); ``cap``/``last`` are 2k or 2k-1."""
     n, d = Z.shape

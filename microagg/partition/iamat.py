@@ -44,7 +44,7 @@ from . import _mdav_kernel as mk
 from ._validate import prepare
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def iamat_kernel(Z, k, chunks, pmin):
     """Labels of literal IAMAT on ``Z`` (groups in order of formation)."""
     n, d = Z.shape

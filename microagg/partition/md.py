@@ -111,7 +111,7 @@ def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, si
     return size
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def md_kernel(Z, k, generic, chunks, pmin):
     """Labels of MD on ``Z`` (groups in order of formation)."""
     n, d = Z.shape

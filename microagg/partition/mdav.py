@@ -72,9 +72,24 @@ def kernel_threads() -> int:
     return max(1, min(threads, round((os.cpu_count() or threads) - busy)))
 
 
-def _run(Z, k: int, code: int, trace: bool, parallel_min: int = kernel.PARALLEL_MIN, threads: int | None = None):
+def call_kernel(func, Z, *args, parallel_min: int, threads: int | None = None):
+    """``func(Z, *args, threads, parallel_min)`` for a compiled partitioner, serialized only when it must be.
+
+    ``threads`` defaults to :func:`kernel_threads`. A pass over at least ``parallel_min`` live records splits
+    over numba's thread pool, which is not re-entrant across Python threads: calls that can reach it hold
+    ``_KERNEL_LOCK``. A call that cannot (fewer records than ``parallel_min``, or one thread) runs without the
+    lock, and since the kernels are compiled with ``nogil=True`` such calls run in parallel from Python
+    threads (the block engine).
+    """
+    threads = threads or kernel_threads()
+    if threads == 1 or Z.shape[0] < parallel_min:
+        return func(Z, *args, threads, parallel_min)
     with _KERNEL_LOCK:
-        return kernel.mdav_kernel(Z, k, code, trace, threads or kernel_threads(), parallel_min)
+        return func(Z, *args, threads, parallel_min)
+
+
+def _run(Z, k: int, code: int, trace: bool, parallel_min: int = kernel.PARALLEL_MIN, threads: int | None = None):
+    return call_kernel(kernel.mdav_kernel, Z, k, code, trace, parallel_min=parallel_min, threads=threads)
 
 
 def _variant_code(variant: str) -> int:

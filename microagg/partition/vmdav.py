@@ -45,7 +45,7 @@ def _fill(Z, a, i, ze, lists, ldist, lcount, ing, nm, pid, pd2, complete, screen
     ldist[a, :li.shape[0]] = ld
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     """Labels of V-MDAV on ``Z`` (groups in order of formation).
 

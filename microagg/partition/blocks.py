@@ -1,0 +1,163 @@
+"""Block partitioning: any partitioner run inside blocks of at most B records (the scale-out plan).
+
+Exact MDAV is sequential and O(n^2 d / k); past a few million records it is replaced by a
+space-partitioning tree cut at medians: a node of more than B records is split into its
+floor(m/2) lowest and ceil(m/2) highest records along its first principal axis (standardized
+data; :func:`principal_axis`), equal projections in row order. The leaves are the blocks,
+numbered in tree order (left first). The principal axis cuts fewer natural groups than the
+attribute of largest variance (``benchmarks/README.md``, "bench_scale.py").
+
+Size invariant: with B >= 2k, a node of m > B records has m >= 2k + 1, so both halves have
+floor(m/2) >= k records; a leaf is the root (n <= B records) or half of a node of more
+than B, so every block holds between min(n, floor((B + 1) / 2)) >= k and B records.
+
+Inside each block (its records in row order) the chosen method runs on the globally
+standardized values; labels are made global as block offset + local label, the offset
+being the number of groups of the earlier blocks. With B >= n there is one block and the
+labels are exactly the method's. Blocks run in parallel on Python threads, one numba thread
+each: the compiled partitioners release the GIL (``mdav.call_kernel``).
+
+The price is information loss: no group crosses a block boundary (measured in
+``benchmarks/bench_scale.py``; README "Scaling out").
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+
+from ..errors import MicroaggError
+from ..registry import get_method
+from ._validate import prepare
+
+DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
+
+
+def check_block_size(block_size, k: int) -> int:
+    """``block_size`` B must be an integer >= 2k (then every split leaves both halves >= k records)."""
+    if isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral):
+        if isinstance(block_size, numbers.Real) and float(block_size).is_integer():
+            block_size = int(block_size)
+        else:
+            raise MicroaggError(f"block_size must be an integer >= 2k; got {block_size!r}.")
+    if block_size < 2 * k:
+        raise MicroaggError(f"block_size B = {block_size} is smaller than 2k = {2 * k}: a block of more than B "
+                            f"records can be split into two halves of at least k = {k} records only when B >= 2k. "
+                            f"Use block_size >= {2 * k}.")
+    return int(block_size)
+
+
+def split_blocks(Z, k: int, block_size: int = DEFAULT_BLOCK_SIZE, blocks=None, split_on=None) -> np.ndarray:
+    """Block id (0..b-1, in tree order) of every record: the leaves of the median tree (module docstring).
+
+    ``blocks`` starts from a given assignment (one id per record, e.g. routed by ``microagg.scale``):
+    the given blocks are taken in increasing id order and any of more than B records is split further
+    by the tree; each must hold at least k records. ``split_on`` restricts the split attributes
+    (column positions; default all).
+    """
+    Z, k = prepare(Z, k)
+    return _split(Z, k, check_block_size(block_size, k), blocks,
+                  np.arange(Z.shape[1]) if split_on is None else np.asarray(split_on, dtype=np.int64))
+
+
+def _split(Z: np.ndarray, k: int, B: int, blocks, cols: np.ndarray) -> np.ndarray:
+    """:func:`split_blocks` on validated input."""
+    if len(cols) == 0:
+        raise MicroaggError("no attribute to split the blocks on: at least one column must be a quasi-identifier.")
+    roots = [np.arange(len(Z))] if blocks is None else _given_blocks(blocks, len(Z), k)
+    out = np.empty(len(Z), dtype=np.int64)
+    b = 0
+    for root in roots:
+        stack = [root]
+        while stack:
+            idx = stack.pop()
+            if len(idx) <= B:
+                out[idx] = b
+                b += 1
+                continue
+            values = Z[np.ix_(idx, cols)]
+            values -= values.mean(axis=0)
+            order = np.argsort(values @ principal_axis(values), kind="stable")  # idx ascending: ties in row order
+            half = len(idx) // 2
+            stack.append(np.sort(idx[order[half:]]))
+            stack.append(np.sort(idx[order[:half]]))  # popped first: the lower half comes first
+    return out
+
+
+def principal_axis(centred: np.ndarray) -> np.ndarray:
+    """Unit first principal axis of the rows of ``centred`` (column means 0): the eigenvector of the largest
+    eigenvalue of their scatter matrix, signed so that its largest component in magnitude (the first among
+    ties) is positive."""
+    v = np.linalg.eigh(centred.T @ centred)[1][:, -1]
+    return v if v[np.argmax(np.abs(v))] >= 0 else -v
+
+
+def _given_blocks(blocks, n: int, k: int) -> list[np.ndarray]:
+    """Rows of every given block, in increasing block id; each block must hold >= k records."""
+    ids = np.asarray(blocks)
+    if ids.shape != (n,):
+        raise MicroaggError(f"blocks must give one block id per record ({n}); got shape {ids.shape}.")
+    if not np.issubdtype(ids.dtype, np.integer):
+        raise MicroaggError(f"blocks must be integer block ids; got dtype {ids.dtype}.")
+    uniq, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
+    if counts.min() < k:
+        small = uniq[counts < k]
+        raise MicroaggError(f"block {small[0]} has {counts.min()} < k = {k} records ({len(small)} such block(s)): "
+                            "merge it with a neighbouring block.")
+    order = np.argsort(inverse, kind="stable")
+    return np.split(order, np.cumsum(counts)[:-1])
+
+
+def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_BLOCK_SIZE,
+                    n_jobs: int | None = None, blocks=None, confidential=None, **params) -> np.ndarray:
+    """Global labels of ``method`` run inside the blocks of :func:`split_blocks` (module docstring).
+
+    ``params`` go to ``method`` (validated against its registration); ``n_jobs`` threads run the
+    blocks (default: all cores), each block's compiled kernel on one thread (numba's threads compete
+    badly with other busy threads: exact MDAV on 10^5 records took 28 s on 2 threads and 2.5 s on one
+    on a loaded 2-core machine); a single block (B >= n) runs exactly as ``method`` alone. A method
+    registered with ``uses_roles`` gets ``confidential`` (column positions of ``Z``), which never
+    drive the split. Per-attribute methods (individual ranking) get one offset per attribute. Every
+    group has at least k records.
+    """
+    Z, k = prepare(Z, k)
+    B = check_block_size(block_size, k)
+    part = get_method("partition", method)
+    params = part.resolve(params)
+    conf = [] if confidential is None else [int(c) for c in confidential]
+    if conf and not part.uses_roles:
+        raise MicroaggError(f"method '{method}' does not read confidential columns; leave 'confidential' out.")
+    if part.uses_roles:
+        params["confidential"] = conf
+    ids = _split(Z, k, B, blocks, np.array([j for j in range(Z.shape[1]) if j not in conf], dtype=np.int64))
+    order = np.argsort(ids, kind="stable")
+    rows = np.split(order, np.cumsum(np.bincount(ids))[:-1])
+    n_jobs = (os.cpu_count() or 1) if n_jobs is None else int(n_jobs)
+    if n_jobs < 1:
+        raise MicroaggError(f"n_jobs must be >= 1 (threads running blocks); got {n_jobs}.")
+
+    def run(r):
+        return np.asarray(part.func(Z[r], k, **params))
+
+    if len(rows) == 1:
+        local = [run(rows[0])]
+    elif n_jobs == 1:
+        before = numba.get_num_threads()  # thread-local
+        numba.set_num_threads(1)
+        try:
+            local = [run(r) for r in rows]
+        finally:
+            numba.set_num_threads(before)
+    else:
+        with ThreadPoolExecutor(min(n_jobs, len(rows)), initializer=numba.set_num_threads, initargs=(1,)) as pool:
+            local = list(pool.map(run, rows))
+    labels = np.empty((len(Z),) + local[0].shape[1:], dtype=np.int64)
+    offset = np.zeros(local[0].shape[1:], dtype=np.int64)
+    for r, lab in zip(rows, local):
+        labels[r] = lab + offset
+        offset = offset + lab.max(axis=0) + 1
+    return labels
