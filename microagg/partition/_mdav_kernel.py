@@ -303,14 +303,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     labels = np.full(n, -1, np.int64)
     alive = np.ones(n, np.bool_)
     n_live = n
-    S = np.zeros(d)
-    zmax2 = 0.0
-    for i in range(n):
-        r2 = 0.0
-        for t in range(d):
-            S[t] += Z[i, t]
-            r2 += Z[i, t] * Z[i, t]
-        zmax2 = max(zmax2, r2)
+    S, zmax2 = _sums(Z)
     cap = n // k + 2 if trace else 0
     seeds = np.empty(cap, np.int64)
     roles = np.empty(cap, np.int64)
@@ -365,10 +358,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
         _record(trace, seeds, roles, refs, g, -1, ROLE_REST, np.full(d, np.nan))
         g += 1
         n_live = 0
-    leftovers = np.flatnonzero(alive)
-    if leftovers.shape[0] > 0:
-        _assign_leftovers(Z, labels, leftovers, g)
-    return labels, seeds[:g], roles[:g], refs[:g], leftovers
+    return labels, seeds[:g], roles[:g], refs[:g], assign_rest(Z, labels, alive, g)
 
 
 @njit(cache=True)
@@ -407,6 +397,30 @@ def _emit(Z, X, pos, acc, members, g, labels, alive, S):
         j = pos[i]
         X[0, j] = np.nan
         acc[j] = np.nan
+
+
+@njit(cache=True)
+def _sums(Z):
+    """Column sums of Z and the largest squared row norm (one pass)."""
+    n, d = Z.shape
+    S = np.zeros(d)
+    zmax2 = 0.0
+    for i in range(n):
+        r2 = 0.0
+        for t in range(d):
+            S[t] += Z[i, t]
+            r2 += Z[i, t] * Z[i, t]
+        zmax2 = max(zmax2, r2)
+    return S, zmax2
+
+
+@njit(cache=True)
+def assign_rest(Z, labels, alive, m):
+    """The records still alive (fewer than k) join their nearest of the m groups formed; returns them."""
+    leftovers = np.flatnonzero(alive)
+    if leftovers.shape[0] > 0:
+        _assign_leftovers(Z, labels, leftovers, m)
+    return leftovers
 
 
 @njit(cache=True)

@@ -100,9 +100,7 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
                 ing[yj] = True
                 nm += 1
                 cbar = _mean_of(Z, members, nm)
-        mk._emit(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S)
-        for a in range(nm):
-            ing[members[a]] = False
+        _local.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1

@@ -79,9 +79,7 @@ def iamat_kernel(Z, k, chunks, pmin):
             ing[best[0]] = True
             total += Z[best[0]]
             nm += 1
-        mk._emit(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S)
-        for a in range(nm):
-            ing[members[a]] = False
+        _local.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1

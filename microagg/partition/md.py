@@ -159,9 +159,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
                 alive[i] = False
         g += 1
         n_live = 0
-    leftovers = np.flatnonzero(alive)
-    if leftovers.shape[0] > 0:
-        mk._assign_leftovers(Z, labels, leftovers, g)
+    mk.assign_rest(Z, labels, alive, g)
     return labels
 
 

@@ -107,15 +107,11 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
             members[nm] = emin
             ing[emin] = True
             nm += 1
-        mk._emit(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S)
-        for a in range(nm):
-            ing[members[a]] = False
+        _local.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1
-    leftovers = np.flatnonzero(alive)
-    if leftovers.shape[0] > 0:
-        mk._assign_leftovers(Z, labels, leftovers, g)
+    mk.assign_rest(Z, labels, alive, g)
     return labels
 
 

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
 import microagg as ma
 from microagg import published
 from microagg.metrics import partition_information_loss
 
 from .reference import reference_mdav
+from .strategies import data_and_k
 
 mdav_module = importlib.import_module("microagg.partition.mdav")
 VARIANTS = ("generic", "classic", "mdav1", "single")
@@ -98,20 +98,6 @@ def test_parallel_screening_path_equals_reference():
 
 
 # --- properties ------------------------------------------------------------------------------------------
-
-finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False, width=64)
-
-
-@st.composite
-def data_and_k(draw):
-    n = draw(st.integers(2, 60))
-    d = draw(st.integers(1, 4))
-    k = draw(st.integers(2, max(2, min(8, n))))
-    if draw(st.booleans()):  # tie-heavy: few distinct values, duplicates
-        Z = draw(arrays(np.float64, (n, d), elements=st.sampled_from([0.0, 1.0, 2.0, -1.5])))
-    else:
-        Z = draw(arrays(np.float64, (n, d), elements=finite))
-    return Z, k
 
 
 @settings(max_examples=150, deadline=None)
