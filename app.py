@@ -7,6 +7,8 @@ built from the registry.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -40,8 +42,18 @@ st.set_page_config(page_title="microagg", layout="wide")
 
 @st.cache_resource(show_spinner="Preparing the MDAV kernel (compiled once per machine, then cached)…")
 def warm_up() -> bool:
+    """Compile MDAV before the first page, then the other methods in the background (numba caches them on disk),
+    so that choosing one later does not pause on its compilation."""
     ma.partition.mdav(np.arange(12.0).reshape(6, 2), 2)
+    threading.Thread(target=compile_the_others, daemon=True).start()
     return True
+
+
+def compile_the_others() -> None:
+    Z = np.random.default_rng(0).standard_normal((40, 3))
+    for m in methods("partition"):
+        if m.name != "mdav" and not m.uses_roles:
+            m.func(Z, 3)
 
 
 @st.cache_data(show_spinner=False)
