@@ -117,6 +117,13 @@ class Method:
         ``group_local=True``: mean, median). Only such aggregators run block by block (``microagg.scale``)."""
         return bool(self.extras.get("group_local", False))
 
+    @property
+    def personalized(self) -> bool:
+        """Whether the aggregation takes the owners' privacy wishes Δ and w (registered with
+        ``personalized_privacy=True``, seed 000 §4): its ``delta``/``relative``/``w``/``weights``/``w_seed``
+        are then the settings of SL in its release's report (``metrics.privacy.sl_arguments``)."""
+        return bool(self.extras.get("personalized_privacy", False))
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:

@@ -23,6 +23,7 @@ import pandas as pd
 
 from .errors import MicroaggError
 from .metrics import group_stats, k_anonymity
+from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
 from .metrics.utility import sse_i
 from .partition import check_k
@@ -72,18 +73,16 @@ class Release:
         computed on the release's own z-scores of the masked columns before rounding, then the group
         statistics, the k-anonymity check of the released rows and the columns masked, confidential,
         dropped and kept. With confidential columns, SSE_i (seed 002 Eq. 2) is their spread within the
-        groups, in z units. SL uses the release's own Δ and w when its aggregation has them (P3M),
-        unless ``params`` say otherwise.
+        groups, in z units. SL uses the release's own Δ and w when its aggregation takes them
+        (``Method.personalized``, P3M), unless ``params`` say otherwise.
         """
         params.setdefault("k", self.k)
         if self.confidential and params.get("confidential") is not None:
             raise MicroaggError(f"this release's confidential columns are {self.confidential}; SSE_i is computed on "
                                 "them, so leave 'confidential' out of report().")
-        if self.params.get("weights") == "random":
-            params.setdefault("w", "random")
-        for name in ("delta", "relative", "w", "w_seed"):
-            if name in self.params:
-                params.setdefault(name, self.params[name])
+        if get_method("aggregate", self.params["aggregation"]).personalized:
+            for name, value in sl_arguments(self.params).items():
+                params.setdefault(name, value)
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.protected[self.masked].to_numpy(dtype=np.float64)
         table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, **params)

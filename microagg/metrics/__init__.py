@@ -9,7 +9,7 @@ metric described as data) and ``report`` (``evaluate``).
 from . import registry
 from .anonymity import group_sizes, group_stats, k_anonymity
 from .gil import g_il, gil_components
-from .privacy import satisfaction_by_attribute, satisfaction_level
+from .privacy import breaches, satisfaction, satisfaction_by_attribute, satisfaction_level
 from .probabilistic import pil, pil_components
 from .report import evaluate
 from .risk import dld, linkage, nearest_masked, sdid
@@ -28,7 +28,8 @@ from .utility import (
 )
 
 __all__ = ["registry", "group_sizes", "group_stats", "k_anonymity", "g_il", "gil_components", "pil",
-           "pil_components", "satisfaction_by_attribute", "satisfaction_level", "evaluate", "dld", "linkage",
+           "pil_components", "breaches", "satisfaction", "satisfaction_by_attribute", "satisfaction_level",
+           "evaluate", "dld", "linkage",
            "nearest_masked", "sdid", "dr_seed000", "g_dr", "si_seed000", "si_seed004", "sign_test", "adm", "il1s",
            "information_loss", "partition_information_loss", "sse", "sse_by_attribute", "sse_by_group", "sse_i",
            "sst"]

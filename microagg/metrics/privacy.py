@@ -62,11 +62,10 @@ def resolve_delta(delta, Z: np.ndarray, relative: bool = False) -> np.ndarray:
     return out * np.abs(Z) if relative else out
 
 
-def resolve_weights(w, n: int, d: int, seed: int | None = 1, allow_one: bool = False) -> np.ndarray:
-    """Cell weights w (n x d) from a scalar, per-record, per-cell array or ``"random"`` (with ``seed``).
+def resolve_weights(w, n: int, d: int, seed: int | None = 1) -> np.ndarray:
+    """Cell weights w (n x d) in [0, 1) from a scalar, per-record, per-cell array or ``"random"`` (with ``seed``).
 
-    Weights lie in [0, 1) (P3M eliminates γ by dividing by 1 - w); ``allow_one`` admits 1 for
-    metrics that only weigh cells.
+    The upper bound is open because P3M eliminates γ by dividing by 1 - w.
     """
     if isinstance(w, str):
         if w != "random":
@@ -75,37 +74,59 @@ def resolve_weights(w, n: int, d: int, seed: int | None = 1, allow_one: bool = F
             raise MicroaggError(f"'w_seed' must be a non-negative integer for w=\"random\"; got {seed!r}.")
         return random_weights(n, d, int(seed))
     out = _cells(w, n, d, "w")
-    top_ok = (out <= 1).all() if allow_one else (out < 1).all()
-    if (out < 0).any() or not top_ok:
-        interval = "[0, 1]" if allow_one else "[0, 1)"
-        raise MicroaggError(f"'w' must lie in {interval}; got values from {out.min():g} to {out.max():g}.")
+    if (out < 0).any() or not (out < 1).all():
+        raise MicroaggError(f"'w' must lie in [0, 1); got values from {out.min():g} to {out.max():g}.")
     return out
+
+
+PRIVACY_KEYS = ("delta", "relative", "w", "weights", "w_seed")
+
+
+def sl_arguments(privacy: dict) -> dict:
+    """SL's Δ/w arguments from P3M-style settings ``privacy`` (its ``weights="random"`` means ``w="random"``).
+
+    Missing settings take SL's defaults; keys other than :data:`PRIVACY_KEYS` are ignored.
+    """
+    w = "random" if privacy.get("weights") == "random" else privacy.get("w", 0.001)
+    return {"delta": privacy.get("delta", 0.1), "relative": privacy.get("relative", False), "w": w,
+            "w_seed": privacy.get("w_seed", 1)}
+
+
+def breaches(Z, Zp, delta=0.1, relative: bool = False) -> np.ndarray:
+    """Proximity breaches (seed 000 §4): the n x d cells whose released value is closer than Δ to the original.
+
+    The cells with sl = 0 in SL (Eq. 13): Δ > 0 and |x - x'| < Δ, with Δ as in :func:`satisfaction_level`
+    (a scalar, per attribute, per cell, or relative to |x|), in z units.
+    """
+    Z, Zp = pair(Z, Zp)
+    D = resolve_delta(delta, Z, relative)
+    return (D > 0) & (np.abs(Z - Zp) < D)
+
+
+def satisfaction(Z, Zp, delta=0.1, w=0.001, relative: bool = False, w_seed: int | None = 1) -> tuple[float, np.ndarray]:
+    """SL in % over all cells and per attribute (seed 000 Eq. 13), Δ and w resolved once.
+
+    sl_i[t] = 1 iff the cell is not a breach (:func:`breaches`); SL = 100 Σ w sl / Σ w, with 0/0 := 100.
+    """
+    Z, Zp = pair(Z, Zp)
+    W = resolve_weights(w, *Z.shape, w_seed)
+    met = W * ~breaches(Z, Zp, delta, relative)
+    total, by_attribute = W.sum(), W.sum(axis=0)
+    overall = 100.0 if total == 0 else float(100.0 * met.sum() / total)
+    safe = np.where(by_attribute > 0, by_attribute, 1.0)
+    return overall, np.where(by_attribute > 0, 100.0 * met.sum(axis=0) / safe, 100.0)
 
 
 def satisfaction_level(Z, Zp, delta=0.1, w=0.001, relative: bool = False, w_seed: int | None = 1) -> float:
     """SL, the weighted share of cells at least Δ away from their original (seed 000 Eq. 13), in %.
 
-    sl_i[t] = 1 iff Δ_i[t] = 0 or Δ_i[t] <= |x_i[t] - x'_i[t]|; SL = 100 Σ w sl / Σ w (0/0 := 100).
     Both arrays are in z units; for mean microaggregation seed 000 compares with the
     renormalized centroids C_j / σ_TC (Eq. 5), which reproduces its Tables 2-3 (PUBLISHED.md §6).
     """
-    Z, Zp = pair(Z, Zp)
-    n, d = Z.shape
-    D = resolve_delta(delta, Z, relative)
-    W = resolve_weights(w, n, d, w_seed)
-    sl = (D == 0) | (D <= np.abs(Z - Zp))
-    total = W.sum()
-    return 100.0 if total == 0 else float(100.0 * (W * sl).sum() / total)
+    return satisfaction(Z, Zp, delta, w, relative, w_seed)[0]
 
 
 def satisfaction_by_attribute(Z, Zp, delta=0.1, w=0.001, relative: bool = False,
                               w_seed: int | None = 1) -> np.ndarray:
     """SL of every attribute in % (Eq. 13 restricted to one column), same arguments as :func:`satisfaction_level`."""
-    Z, Zp = pair(Z, Zp)
-    n, d = Z.shape
-    D = resolve_delta(delta, Z, relative)
-    W = resolve_weights(w, n, d, w_seed)
-    sl = (D == 0) | (D <= np.abs(Z - Zp))
-    total = W.sum(axis=0)
-    safe = np.where(total > 0, total, 1.0)
-    return np.where(total > 0, 100.0 * (W * sl).sum(axis=0) / safe, 100.0)
+    return satisfaction(Z, Zp, delta, w, relative, w_seed)[1]

@@ -144,9 +144,9 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     add("RLD", rld)
 
     # privacy
-    sl_args = (prm["delta"], prm["w"], prm["relative"], prm["w_seed"])
-    add("SL", privacy.satisfaction_level(Z, Zp, *sl_args))
-    add_each("SL", privacy.satisfaction_by_attribute(Z, Zp, *sl_args))
+    sl, sl_t = privacy.satisfaction(Z, Zp, prm["delta"], prm["w"], prm["relative"], prm["w_seed"])
+    add("SL", sl)
+    add_each("SL", sl_t)
 
     # combined
     dr = scores.dr_seed000(link.dld("lowest_index"), sdid)

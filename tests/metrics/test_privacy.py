@@ -66,3 +66,14 @@ def test_bad_input(kwargs, fragment):
     Z = np.arange(8.0).reshape(4, 2)
     with pytest.raises(ma.MicroaggError, match=fragment):
         metrics.satisfaction_level(Z, Z + 1, **kwargs)
+
+
+def test_breaches_are_the_cells_closer_than_delta():
+    assert metrics.breaches([[1.0, 2.0]], [[1.05, 2.5]], delta=[0.1, 0.1]).tolist() == [[True, False]]
+    assert metrics.breaches([[1.0, 2.0]], [[1.0, 2.0]], delta=[0.0, 0.1]).tolist() == [[False, True]]  # Δ = 0: none
+    assert metrics.breaches([[-2.0]], [[-2.1]], delta=0.1, relative=True).tolist() == [[True]]  # Δ = 0.2
+    Z = ma.standardize(ma.load_dataset("tarragona"))
+    hit = metrics.breaches(Z, _mdav_renormalized(Z, 3), delta=0.1)
+    assert hit.shape == Z.shape
+    # one w for every cell: SL is the share of cells met; seed 000 Table 2 prints 29.33 (tolerance 0.02 pp)
+    assert abs(100 * (1 - hit.mean()) - float(published.SEED000_SL_MDAV["Table 2"]["tarragona"][0])) <= 0.02
