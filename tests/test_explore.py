@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.explore import COMPARE_COLUMNS, RU_COLUMNS, breaches, compare_methods, risk_utility
+from microagg.explore import COMPARE_COLUMNS, RU_COLUMNS, compare_methods, risk_utility
 
 
 def test_risk_utility_map_moves_the_right_way():
@@ -44,11 +44,10 @@ def test_compare_methods_reports_per_attribute_methods_as_not_k_anonymous_withou
     assert not recwarn.list
 
 
-def test_breaches_are_the_cells_sl_counts_as_unsatisfied():
-    Z = ma.standardize(ma.load_dataset("tarragona"))
-    Zp = ma.renormalize(ma.aggregate.mean(Z, ma.partition.mdav(Z, 3, "classic")))
-    hit = breaches(Z, Zp, delta=0.1)
-    assert hit.shape == Z.shape
-    assert 100 * (1 - hit.mean()) == pytest.approx(ma.metrics.satisfaction_level(Z, Zp, delta=0.1))  # 29.34 (Table 2)
-    assert not breaches(Z, Zp, delta=0.0).any()
-    assert breaches([[1.0, 2.0]], [[1.05, 2.5]], delta=[0.1, 0.1]).tolist() == [[True, False]]
+def test_risk_utility_takes_labelled_runs_with_parameters():
+    data = ma.load_dataset("census")
+    frame = risk_utility(data, [5], {"V-MDAV γ=1.1": ("vmdav", {"gamma": 1.1})})
+    rel = ma.microaggregate(data, 5, method="vmdav", gamma=1.1)
+    assert frame["method"].tolist() == ["V-MDAV γ=1.1"] and frame["k-anonymous"].all()
+    assert frame["IL"].item() == pytest.approx(ma.metrics.information_loss(rel.Z, rel.Zp))
+    assert frame["IL"].item() != pytest.approx(risk_utility(data, [5], ["vmdav"])["IL"].item())  # gamma reached it
