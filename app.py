@@ -15,24 +15,14 @@ import streamlit as st
 
 import microagg as ma
 from microagg import plots, recipe
-from microagg.explore import (
-    PRIVACY_KEYS,
-    breaches,
-    risk_utility,
-    satisfaction_grid,
-    satisfaction_over_alpha,
-    sl_arguments,
-)
+from microagg.explore import risk_utility, satisfaction_grid, satisfaction_over_alpha
 from microagg.metrics import registry as metric_registry
-from microagg.metrics.privacy import resolve_delta, resolve_weights
-from microagg.metrics.risk import RULES
+from microagg.metrics.privacy import PRIVACY_KEYS, breaches, resolve_weights, sl_arguments
+from microagg.metrics.risk import RULE_TITLES, RULES
 from microagg.registry import Param, get_method, methods
 
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_RECORDS = 200_000
-DLD_RULES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (seed 000)",
-             "1st": "linked to the nearest (DBRL)", "2nd": "linked to the second nearest",
-             "1st_or_2nd": "nearest or second nearest (seed 003)"}
 
 st.set_page_config(page_title="microagg", layout="wide")
 
@@ -82,20 +72,23 @@ def sl_alpha(Z: np.ndarray, labels: np.ndarray, alphas: tuple, privacy: tuple):
 
 
 @st.cache_data(show_spinner=False)
-def sl_grid(df: pd.DataFrame, columns: tuple, ks: tuple, alphas: tuple, method: str, mparams: tuple, privacy: tuple):
+def sl_grid(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, alphas: tuple, method: str,
+            mparams: tuple, privacy: tuple):
     bar = st.progress(0.0, text="Computing SL over k and α…")
     grid = satisfaction_grid(df, ks, alphas, method, list(columns), dict(mparams),
                              progress=lambda f, msg: bar.progress(f, text=f"Computing SL over k and α: {msg}"),
-                             **dict(privacy))
+                             confidential=list(confidential) or None, **dict(privacy))
     bar.empty()
     return grid
 
 
 @st.cache_data(show_spinner=False)
-def ru_sweep(df: pd.DataFrame, columns: tuple, ks: tuple, method_names: tuple, aggregation: str, p: float,
-             rule: str):
+def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, runs: tuple, aggregation: str,
+             p: float, rule: str):
+    """``runs``: (method, its parameters as a sorted tuple) pairs."""
     bar = st.progress(0.0, text="Computing the risk-utility map…")
-    frame = risk_utility(df, ks, method_names, aggregation, list(columns), p=p, dld_rule=rule,
+    frame = risk_utility(df, ks, {m: (m, dict(mp)) for m, mp in runs}, aggregation, list(columns), p=p, dld_rule=rule,
+                         confidential=list(confidential) or None,
                          progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
     bar.empty()
     return frame
@@ -184,6 +177,11 @@ def per_record(upload, n: int, d: int) -> np.ndarray:
     return values[:, 0] if values.shape[1] == 1 else values
 
 
+def overall(table: pd.DataFrame) -> pd.Series:
+    """The report's values over all attributes, by metric."""
+    return table[table["attribute"] == "all"].set_index("metric")["value"]
+
+
 # --------------------------------------------------------------------------- page
 
 warm_up()
@@ -238,8 +236,7 @@ with st.sidebar:
 
     st.header("Metrics")
     eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p")}
-    dld_rule = st.selectbox("DLD rule (risk-utility map)", RULES, key="m-dld",
-                            format_func=lambda r: DLD_RULES.get(r, r),
+    dld_rule = st.selectbox("DLD rule (risk-utility map)", RULES, key="m-dld", format_func=RULE_TITLES.get,
                             help="When an intruder's nearest-neighbour link counts as a disclosure (FORMULAS §4.6; "
                                  "the report lists every rule).")
 
@@ -250,20 +247,28 @@ if k > len(df):
     st.error(f"k = {k} is larger than the number of records ({len(df)}): no group of {k} records can be formed. "
              "Lower k.")
     st.stop()
+# Δ and w of every SL and breach shown: the sidebar's when the aggregation takes them, else the defaults of the
+# first one that does (P3M); the report of every aggregation uses them, so they are comparable
+privacy_source = agg if agg.personalized else next(m for m in methods("aggregate") if m.personalized)
+privacy = {n: v for n, v in (aparams if privacy_source is agg else privacy_source.defaults()).items()
+           if n in PRIVACY_KEYS}
+sl_args = sl_arguments(privacy)
+ekey = tuple(sorted({**eparams, **sl_args}.items()))
 try:
     masked = [c for c in columns if c not in confidential]
     mkey, akey = tuple(sorted(mparams.items())), tuple(sorted(aparams.items()))
     labels = partition(df, tuple(masked), tuple(confidential), k, part.name, mkey)
     protected, report, Z, Zp, params = release(df, tuple(masked), tuple(confidential), tuple(keep), k, part.name,
-                                               mkey, agg.name, akey, labels, tuple(sorted(eparams.items())))
+                                               mkey, agg.name, akey, labels, ekey)
 except ma.MicroaggError as exc:
     st.error(str(exc))
     st.stop()
 
-values = report.set_index("metric")["value"]
+
+values = overall(report)
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Information loss (IL)", f"{float(values['IL']):.3f} %", help="100·SSE/SST on z-scores (seed 003 Eq. 4)")
-c2.metric("Groups", int(values["groups"]) if "groups" in values else "per attribute")
+c2.metric("Groups", int(report.loc[report["metric"] == "groups", "value"].iloc[0]))
 c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
           help="Released rows identical on all masked columns; k-anonymity needs at least k.")
 c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO")
@@ -295,7 +300,7 @@ with tab_partition:
                  "same again. Step through it on a sample of records.")
         s1, s2, s3 = st.columns(3)
         size = int(s1.number_input("sample size", min_value=max(2 * k, 10), max_value=200, value=max(40, 2 * k)))
-        variant = s2.selectbox("variant", ma.registry.get_method("partition", "mdav").param("variant").choices,
+        variant = s2.selectbox("variant", get_method("partition", "mdav").param("variant").choices,
                                index=1)
         pair = s3.multiselect("attributes", masked, default=masked[:2], max_selections=2)
         if len(pair) == 2:
@@ -315,16 +320,6 @@ with tab_partition:
         else:
             st.info("Pick two attributes.")
 
-# Δ and w of the personalized-privacy views: the sidebar's when the aggregation has them, else P3M's defaults
-privacy_source = agg if any(p.name == "delta" for p in agg.params) else get_method("aggregate", "p3m")
-privacy = {n: v for n, v in (aparams if privacy_source is agg else privacy_source.defaults()).items()
-           if n in PRIVACY_KEYS}
-try:
-    D = resolve_delta(privacy["delta"], Z, privacy.get("relative", False))
-except ma.MicroaggError as exc:
-    st.error(str(exc))
-    st.stop()
-
 with tab_aggregation:
     st.write("The same partition, aggregated by every registered aggregation (default parameters for the ones not "
              "selected in the sidebar). A **breach** is a released value closer than Δ to its original: the "
@@ -333,18 +328,18 @@ with tab_aggregation:
     for m in methods("aggregate"):
         ap = akey if m.name == agg.name else tuple(sorted(m.defaults().items()))
         try:
-            prot_m, rep_m, Z_m, Zp_m, _ = release(df, tuple(masked), tuple(confidential), (), k, part.name, mkey,
-                                                  m.name, ap, labels)
+            # the same arguments as the main release for the selected aggregation: a cache hit
+            prot_m, rep_m, _, Zp_m, _ = release(df, tuple(masked), tuple(confidential), tuple(keep), k, part.name,
+                                                mkey, m.name, ap, labels, ekey)
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
-        breach = breaches(Z_m, Zp_m, D)
+        breach = breaches(Z, Zp_m, sl_args["delta"], sl_args["relative"])
         released[m.title] = (prot_m, breach)
-        r = rep_m.set_index("metric")["value"]
+        r = overall(rep_m)
         rows.append({"aggregation": m.title, "IL (%)": float(r["IL"]),
-                     "IL of the group means (%)": float(r["partition IL"]) if "partition IL" in r else float(r["IL"]),
-                     "cells breaching Δ (%)": 100.0 * breach.mean(),
-                     "SL (%)": ma.metrics.satisfaction_level(Z_m, Zp_m, **sl_arguments(privacy)),
+                     "IL of the group means (%)": float(r["partition IL"]),
+                     "cells breaching Δ (%)": 100.0 * breach.mean(), "SL (%)": float(r["SL"]),
                      "k-anonymous": bool(r["k-anonymous"])})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     attr = st.selectbox("attribute", masked, key="agg-attr")
@@ -352,21 +347,21 @@ with tab_aggregation:
     st.plotly_chart(plots.masked_vs_original(df[attr], {title: p[attr] for title, (p, _) in released.items()}, attr,
                                              breaches={title: b[:, t] for title, (_, b) in released.items()}),
                     width="stretch")
-    st.caption(f"Δ = {privacy['delta']}{' × |x|' if privacy.get('relative') else ''} in z units "
-               f"({'from the sidebar' if privacy_source is agg else 'P3M default; choose P3M to change it'}); "
+    where = "from the sidebar" if privacy_source is agg else f"{privacy_source.title} default; choose it to change Δ"
+    st.caption(f"Δ = {privacy['delta']}{' × |x|' if privacy.get('relative') else ''} in z units ({where}); "
                "breaching cells are drawn with a dark outline.")
 
 with tab_risk:
     described = metric_registry.metric_table().set_index("metric")
-    overall = report[report["attribute"] == "all"].set_index("metric")
-    shown_rows = [m for m in overall.index if m in described.index]
+    shown = report[report["attribute"] == "all"].set_index("metric")
+    shown_rows = [m for m in shown.index if m in described.index]
     table = pd.DataFrame({
         "family": described.loc[shown_rows, "family"],
         "metric": [described.loc[m, "title"] + (f" ({m})" if m != described.loc[m, "title"] else "")
                    for m in shown_rows],
-        "value": [f"{v:.4g}" if isinstance(v, float) else str(v) for v in overall.loc[shown_rows, "value"]],
-        "unit": overall.loc[shown_rows, "unit"],
-        "better": overall.loc[shown_rows, "direction"].str.replace(" is better", ""),
+        "value": [f"{v:.4g}" if isinstance(v, float) else str(v) for v in shown.loc[shown_rows, "value"]],
+        "unit": shown.loc[shown_rows, "unit"],
+        "better": shown.loc[shown_rows, "direction"].str.replace(" is better", ""),
         "what it measures": described.loc[shown_rows, "summary"],
         "source": described.loc[shown_rows, "source"],
     })
@@ -387,15 +382,16 @@ with tab_risk:
         st.session_state["ru-done"] = True
         ks = tuple(sorted({k_lo, k_hi, *range(k_lo, k_hi + 1, max(1, (k_hi - k_lo) // 7))}))
         try:
-            frame = ru_sweep(df, tuple(columns), ks, tuple(ru_methods), agg.name, float(eparams["p"]), dld_rule)
+            runs = tuple((m, mkey if m == part.name else ()) for m in ru_methods)  # the sidebar's parameters
+            frame = ru_sweep(df, tuple(masked), tuple(confidential), ks, runs, agg.name, float(eparams["p"]), dld_rule)
         except ma.MicroaggError as exc:
             st.error(str(exc))
         else:
             utility_name, risk_name = axes_pair.split(" vs ")
             st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
             st.dataframe(frame.round(3), hide_index=True, width="stretch")
-            st.caption(f"DLD rule: {DLD_RULES.get(dld_rule, dld_rule)}; SDID interval p = {eparams['p']:g} % of the sd "
-                       "(sidebar, Metrics).")
+            st.caption(f"DLD rule: {RULE_TITLES[dld_rule]}; SDID interval p = {eparams['p']:g} % of the sd "
+                       f"(sidebar, Metrics); {part.name} with the sidebar's parameters.")
 
 with tab_privacy:
     st.write("Seed 000's model: each owner asks that the released value stay at least **Δ** away from theirs, with "
@@ -404,14 +400,13 @@ with tab_privacy:
              "SL is the weighted share of wishes met.")
     alphas = tuple(np.round(np.linspace(0, 1, 11), 2))
     try:
-        frame = sl_alpha(Z, labels, alphas, tuple(sorted(privacy.items(), key=lambda kv: kv[0])))
+        frame = sl_alpha(Z, labels, alphas, tuple(sorted(privacy.items())))
     except ma.MicroaggError as exc:
         st.error(str(exc))
     else:
         left, right = st.columns([3, 2])
         left.plotly_chart(plots.satisfaction_over_alpha(frame), width="stretch")
-        W = resolve_weights("random" if privacy.get("weights") == "random" else privacy.get("w", 0.001), len(Z),
-                            Z.shape[1], privacy.get("w_seed", 1))
+        W = resolve_weights(sl_args["w"], *Z.shape, sl_args["w_seed"])
         if np.ptp(W) > 0:
             right.plotly_chart(plots.weights_histogram(W), width="stretch")
         else:
@@ -428,8 +423,8 @@ with tab_privacy:
         st.session_state["sl-done"] = True
         ks = tuple(sorted({hk[0], hk[1], *range(hk[0], hk[1] + 1, max(1, (hk[1] - hk[0]) // 6))}))
         try:
-            grid = sl_grid(df, tuple(masked), ks, tuple(np.round(np.linspace(0, 1, ha), 2)), part.name, mkey,
-                           tuple(sorted(privacy.items(), key=lambda kv: kv[0])))
+            grid = sl_grid(df, tuple(masked), tuple(confidential), ks, tuple(np.round(np.linspace(0, 1, ha), 2)),
+                           part.name, mkey, tuple(sorted(privacy.items())))
         except ma.MicroaggError as exc:
             st.error(str(exc))
         else:

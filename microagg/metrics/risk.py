@@ -36,6 +36,9 @@ from ..errors import MicroaggError
 from ._arrays import columns, pair, percent
 
 RULES = ("expected", "lowest_index", "1st", "2nd", "1st_or_2nd")
+RULE_TITLES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (seed 000)",
+               "1st": "linked to the nearest (DBRL)", "2nd": "linked to the second nearest",
+               "1st_or_2nd": "nearest or second nearest (seed 003)"}
 _REL = 1e-9  # relative margin within which a tree decision is re-checked exactly
 _LEAFSIZE = 64  # measured about twice as fast as scipy's default 16 for 10-dimensional queries (benchmarks/)
 
