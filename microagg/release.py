@@ -25,10 +25,9 @@ from .errors import MicroaggError
 from .metrics import group_stats, k_anonymity
 from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
-from .metrics.utility import sse_i
 from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
-from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns
+from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns, standardize
 from .preprocess import renormalize as _renormalize
 from .registry import Method, get_method
 
@@ -85,12 +84,8 @@ class Release:
                 params.setdefault(name, value)
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.protected[self.masked].to_numpy(dtype=np.float64)
-        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, **params)
-        if self.confidential and self.labels.ndim == 1:
-            Xc = self.original[self.confidential].to_numpy(dtype=np.float64)
-            div = sse_i(Standardizer.fit(Xc).transform(Xc), self.labels)
-            for metric, value in (("SSE_i min", div.min()), ("SSE_i mean", div.mean())):
-                table.loc[table["metric"] == metric, "value"] = float(value)
+        Zc = standardize(self.original, self.confidential) if self.confidential else None
+        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc, **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -317,8 +312,7 @@ def _partition(part: Method, df: pd.DataFrame, conf: list[str], Z: np.ndarray, k
     z-scores, appended after the QIs, and their positions as ``confidential``. With ``blocks`` (the block
     engine), ``part`` runs inside each block (``block_partition``)."""
     if part.uses_roles:
-        Xc = numeric_matrix(df, conf) if conf else np.empty((len(Z), 0))
-        Zc = Standardizer.fit(Xc).transform(Xc)
+        Zc = standardize(df, conf) if conf else np.empty((len(Z), 0))
         Z, params = np.hstack([Z, Zc]), {**params, "confidential": list(range(Z.shape[1], Z.shape[1] + len(conf)))}
     if blocks is None:
         return part.func(Z, k, **params)

@@ -74,10 +74,12 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
                            per_attribute=per_attribute, **params)
 
 
-def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, **params) -> pd.DataFrame:
+def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None,
+                    **params) -> pd.DataFrame:
     """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
     (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
-    release's own z-scores, so its metrics are computed before the released values are rounded."""
+    release's own z-scores, so its metrics are computed before the released values are rounded, and with
+    ``Zc``, the z-scores of confidential columns released unchanged, on which SSE_i is then computed."""
     prm = _resolve(params)
     X, Xp = pair(X, Xp)
     Z, Zp = pair(Z, Zp, ("original z-scores", "protected z-scores"))
@@ -124,7 +126,7 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
         add("ADM", a)
         add("ADM / n", a / n)
         if lab.ndim == 1:
-            div = utility.sse_i(Z, lab, prm["confidential"], names=names)
+            div = utility.sse_i(Z, lab, prm["confidential"], names=names) if Zc is None else utility.sse_i(Zc, lab)
             add("SSE_i min", float(div.min()))
             add("SSE_i mean", float(div.mean()))
 

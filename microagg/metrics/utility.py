@@ -107,4 +107,4 @@ def sse_i(Z, labels, confidential=None, k: int | None = None, names=None) -> np.
     lab = check_labels(labels, Z.shape[0], k)
     if confidential is not None:
         Z = Z[:, columns(confidential, Z.shape[1], names, "confidential")]
-    return np.bincount(lab, weights=((Z - mean(Z, lab)) ** 2).sum(axis=1))
+    return sse_by_group(Z, mean(Z, lab), lab)
