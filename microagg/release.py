@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .aggregate._labels import check_labels
 from .errors import MicroaggError
 from .metrics import group_stats, k_anonymity
 from .metrics.privacy import sl_arguments
@@ -226,9 +227,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
         labels = _partition(part, df, conf, Z, k, mp, blocks=blocks, block_size=B if blocks is not None else None,
                             n_jobs=n_jobs)
     labels = np.asarray(labels)
-    if labels.ndim not in (1, 2) or labels.shape[0] != len(Z):
-        raise MicroaggError(f"labels must have one entry per record ({len(Z)}); got shape {labels.shape}.")
-    _check_partition(labels, k, part)
+    _check_partition(labels, Z.shape, k, part)
     hook = agg.extras.get("with_report")
     Zp, agg_rows = hook(Z, labels, **ap) if hook is not None else (agg.func(Z, labels, **ap), [])
     if renormalize:
@@ -340,11 +339,11 @@ def _tidy(V: np.ndarray, top: np.ndarray | None = None) -> np.ndarray:
     return np.column_stack([np.round(V[:, t], digits[t]) for t in range(V.shape[1])]) if V.size else V
 
 
-def _check_partition(labels: np.ndarray, k: int, method: Method) -> None:
-    """Refuse a partition with a group smaller than k (a release would not be k-anonymous)."""
-    lab = labels if labels.ndim == 2 else labels[:, None]
-    for t in range(lab.shape[1]):
-        counts = np.unique(lab[:, t], return_counts=True)[1]
-        if counts.min() < k:
-            raise MicroaggError(f"method '{method.name}' produced a group of {counts.min()} < k = {k} records; "
-                                "no release was made.")
+def _check_partition(labels: np.ndarray, shape: tuple[int, int], k: int, method: Method) -> None:
+    """Refuse labels that are not a partition of the records (``check_labels``) or have a group smaller than k
+    (a release would not be k-anonymous)."""
+    lab = check_labels(labels, shape[0], d=shape[1])
+    smallest = min(np.bincount(col).min() for col in (lab.T if lab.ndim == 2 else [lab]))
+    if smallest < k:
+        raise MicroaggError(f"method '{method.name}' produced a group of {smallest} < k = {k} records; "
+                            "no release was made.")

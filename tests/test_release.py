@@ -119,6 +119,8 @@ def test_precomputed_labels_are_reused_and_checked(small_df):
         ma.microaggregate(small_df, 4, labels=np.arange(40) % 20)
     with pytest.raises(ma.MicroaggError, match="one entry per record"):
         ma.microaggregate(small_df, 4, labels=np.zeros(7, int))
+    with pytest.raises(ma.MicroaggError, match="integers"):
+        ma.microaggregate(small_df, 4, labels=np.arange(40) // 4 + 0.5)
 
 
 def test_report_is_evaluate_plus_release_rows():
