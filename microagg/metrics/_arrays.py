@@ -11,6 +11,15 @@ from ..errors import MicroaggError
 from ..preprocess import check_finite
 
 
+def correlation(C: np.ndarray) -> np.ndarray:
+    """Correlations from a covariance matrix; a pair with a constant attribute has correlation 0."""
+    sd = np.sqrt(np.diag(C))
+    safe = np.where(sd > 0, sd, 1.0)
+    R = C / safe[:, None] / safe[None, :]
+    R[(sd == 0)[:, None] | (sd == 0)[None, :]] = 0.0
+    return R
+
+
 def pair(Z, Zp, names=("original", "protected")) -> tuple[np.ndarray, np.ndarray]:
     """Two finite float arrays of the same n x d shape."""
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._arrays import pair
+from ._arrays import correlation, pair
 
 
 def mean_variation(a, a_masked) -> float:
@@ -44,15 +44,11 @@ def gil_components(X, Xp) -> dict[str, float]:
     upper = np.triu_indices(d)  # t <= t'
     out = {"M1": mean_variation(X, Xp), "M2": mean_variation(X.mean(axis=0), Xp.mean(axis=0)),
            "M3": mean_variation(np.diag(V), np.diag(Vp)), "M4": mean_variation(V[upper], Vp[upper])}
-    sd, sdp = np.sqrt(np.diag(V)), np.sqrt(np.diag(Vp))
     i, j = np.triu_indices(d, 1)
-    pairs = (sd[i] > 0) & (sd[j] > 0)
+    pairs = (np.diag(V)[i] > 0) & (np.diag(V)[j] > 0)  # correlations defined in the original
     if pairs.any():
         i, j = i[pairs], j[pairs]
-        r = V[i, j] / (sd[i] * sd[j])
-        both = (sdp[i] > 0) & (sdp[j] > 0)
-        rp = np.where(both, Vp[i, j] / np.where(both, sdp[i] * sdp[j], 1.0), 0.0)
-        out["M5"] = float(np.abs(r - rp).mean())
+        out["M5"] = float(np.abs(correlation(V)[i, j] - correlation(Vp)[i, j]).mean())
     out["G_IL"] = 100.0 * float(np.mean(list(out.values())))
     return out
 

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import erf
 
 from ..errors import MicroaggError
-from ._arrays import pair
+from ._arrays import correlation, pair
 
 LEVELS = np.arange(1, 20) / 20.0  # 5 %, 10 %, ..., 95 %
 COMPONENTS = ("Q", "mean", "var", "cov", "rho")
@@ -39,14 +39,6 @@ def _pil(theta, theta_hat, var) -> np.ndarray:
     out = (diff > 0).astype(np.float64)
     out[ok] = erf(diff[ok] / np.sqrt(2.0 * var[ok]))
     return out
-
-
-def _corr(C: np.ndarray) -> np.ndarray:
-    sd = np.sqrt(np.diag(C))
-    safe = np.where(sd > 0, sd, 1.0)
-    R = C / safe[:, None] / safe[None, :]
-    R[(sd == 0)[:, None] | (sd == 0)[None, :]] = 0.0
-    return R
 
 
 def kde_at(x: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -89,7 +81,7 @@ def pil_components(Z, Zp) -> dict[str, float]:
         mu22 = (Xc ** 2).T @ (Xc ** 2) / n
         var_cov = ((n - 1) ** 2 * mu22 + (n - 1) * np.outer(m2, m2) - (n - 1) * (n - 2) * C ** 2) / n ** 3
         out["cov"] = _pil(C[iu], Ch[iu], var_cov[iu]).mean()
-        R, Rh = _corr(C), _corr(Ch)
+        R, Rh = correlation(C), correlation(Ch)
         out["rho"] = _pil(R[iu], Rh[iu], (1 - R[iu] ** 2) ** 2 / n).mean()
     parts = {name: 100.0 * float(out[name]) for name in COMPONENTS if name in out}
     parts["PIL"] = float(np.mean(list(parts.values())))
