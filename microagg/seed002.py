@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from . import published
+from .aggregate import mean
+from .aggregate._labels import check_labels
 from .datasets import load_dataset
 from .metrics import il1s, sse_i
 from .partition import hm_pfsom_steps, mdav, select_pfcm
@@ -33,11 +35,10 @@ SETTINGS = {"census": {}, "eia": {"variant": "seed002"}}
 
 def _sub_metrics(X: np.ndarray, S: np.ndarray, labels: np.ndarray) -> dict:
     """Groups, minimal size, minimal SSE_i of the confidential S and IL of the QIs X (original units)."""
-    _, lab = np.unique(labels, return_inverse=True)
+    lab = check_labels(labels, len(X))
     sizes = np.bincount(lab)
-    means = np.column_stack([np.bincount(lab, weights=X[:, t]) / sizes for t in range(X.shape[1])])[lab]
     return {"groups": len(sizes), "min size": int(sizes.min()), "SSE_i": float(sse_i(S, lab).min()),
-            "IL": il1s(X, means)}
+            "IL": il1s(X, mean(X, lab))}
 
 
 def _dataset(name: str, ks: list[int]) -> tuple[list[dict], str]:
