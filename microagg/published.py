@@ -107,8 +107,6 @@ SEED000_SI_MDAV = {"tarragona": ("37.05", "34.76", "34.01", "33.21"), "census": 
 # 2nd nearest original to its masked record (Eq. 5).
 SEED003_DLD = {"tarragona": ("52.757", "36.69", "28.776", "3.839"), "census": ("57.5", "41.666", "32.685", "20.134"),
                "eia": ("47.873", "36.07", "29.838", "16.731")}
-# CV-MDAV is not part of this package yet: our figures use the partition below (plain mean, no renormalization).
-SEED003_DLD_PARTITION = ("cvmdav", {})
 SEED003_DLD_NOTE = (
     "not reproducible as printed: Table 4 is for CV-MDAV, whose IL (Tables 1-3) does not reproduce either. "
     "For k = 3/4/5 every published value is a whole number of records over n; the k = 10 column is inconsistent: "
