@@ -42,12 +42,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import cdist
 
 from ..errors import MicroaggError
 from ..metrics._arrays import columns
 from ..preprocess import check_finite, minmax_scale
 from ..registry import Param, register
+from . import _mdav_kernel as mk
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")
@@ -129,17 +129,6 @@ def _nearest(X: np.ndarray, cand: np.ndarray, q: np.ndarray, m: int) -> np.ndarr
     return cand[np.sort(np.concatenate([inside, ties]))]
 
 
-def _nearest_centroid(X: np.ndarray, rows: np.ndarray, labels: np.ndarray, chunk: int = 1 << 22) -> np.ndarray:
-    """Group (by current centroid of the labelled rows) nearest to each of ``rows``; ties: lowest group."""
-    done = labels >= 0
-    count = np.bincount(labels[done])
-    centroids = np.column_stack([np.bincount(labels[done], weights=X[done, t]) for t in range(X.shape[1])])
-    centroids /= count[:, None]
-    step = max(1, chunk // len(centroids))
-    return np.concatenate([np.argmin(cdist(X[rows[i:i + step]], centroids, "sqeuclidean"), axis=1)
-                           for i in range(0, len(rows), step)])
-
-
 def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 2 lines 7-17 on one sub-microdata: labels 0..g-1 and the record x_r of every group."""
     n = Q.shape[0]
@@ -160,9 +149,7 @@ def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray)
             pool[j] = cand[labels[cand] < 0]
     if not seeds:
         raise MicroaggError(f"no group can be formed: some confidential class has fewer than k = {k} records.")
-    rest = np.flatnonzero(labels < 0)
-    if rest.size:
-        labels[rest] = _nearest_centroid(Q, rest, labels)
+    mk.assign_rest(Q, labels, labels < 0, len(seeds))  # leftovers: nearest group centroid, lowest group on ties
     return labels, np.array(seeds, dtype=np.int64)
 
 
