@@ -23,7 +23,6 @@ The price is information loss: no group crosses a block boundary (measured in
 
 from __future__ import annotations
 
-import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,23 +31,16 @@ import numpy as np
 
 from ..errors import MicroaggError
 from ..registry import get_method
-from ._validate import prepare
+from ._validate import check_int, prepare
 
 DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
 
 
 def check_block_size(block_size, k: int) -> int:
     """``block_size`` B must be an integer >= 2k (then every split leaves both halves >= k records)."""
-    if isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral):
-        if isinstance(block_size, numbers.Real) and float(block_size).is_integer():
-            block_size = int(block_size)
-        else:
-            raise MicroaggError(f"block_size must be an integer >= 2k; got {block_size!r}.")
-    if block_size < 2 * k:
-        raise MicroaggError(f"block_size B = {block_size} is smaller than 2k = {2 * k}: a block of more than B "
-                            f"records can be split into two halves of at least k = {k} records only when B >= 2k. "
-                            f"Use block_size >= {2 * k}.")
-    return int(block_size)
+    return check_int(block_size, 2 * k, "block_size must be an integer >= 2k", lambda B: (
+        f"block_size B = {B} is smaller than 2k = {2 * k}: a block of more than B records can be split into two "
+        f"halves of at least k = {k} records only when B >= 2k. Use block_size >= {2 * k}."))
 
 
 def split_blocks(Z, k: int, block_size: int = DEFAULT_BLOCK_SIZE, blocks=None, split_on=None) -> np.ndarray:

@@ -36,7 +36,6 @@ Decisions where seed 002 is silent or inconsistent (FORMULAS §2.12, §5 row 11)
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -48,6 +47,7 @@ from ..metrics._arrays import columns
 from ..preprocess import check_finite, minmax_scale
 from ..registry import Param, register
 from . import _mdav_kernel as mk
+from ._validate import as_matrix, check_int, check_size
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")
@@ -174,14 +174,7 @@ def diverse_groups(Q, classes, k: int, centre=None) -> np.ndarray:
 
 
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        if isinstance(k, numbers.Real) and float(k).is_integer():
-            k = int(k)
-        else:
-            raise MicroaggError(f"k must be a positive integer (records taken from every class); got {k!r}.")
-    if k < 1:
-        raise MicroaggError(f"k must be a positive integer (records taken from every class); got {k}.")
-    return int(k)
+    return check_int(k, 1, "k must be a positive integer (records taken from every class)")
 
 
 def _by_first_record(labels: np.ndarray) -> np.ndarray:
@@ -224,12 +217,7 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     """Run HM-pfsom recording every step (see :class:`HmPfsomTrace`); labels as :func:`hm_pfsom`."""
     k, p = _validated(k, dict(c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b,
                               m=m, eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed))
-    try:
-        Z = np.array(Z, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise MicroaggError(f"Z must be a numeric n x d array: {exc}") from None
-    if Z.ndim != 2 or 0 in Z.shape:
-        raise MicroaggError(f"Z must be a non-empty 2-D array (records x attributes); got shape {Z.shape}.")
+    Z = as_matrix(Z, vector=False, order="K")
     check_finite(Z, what="attribute")
     n, d = Z.shape
     if confidential is None or np.size(confidential) == 0:
@@ -239,8 +227,7 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     qi = np.setdiff1d(np.arange(d), conf)
     if qi.size == 0:
         raise MicroaggError("every column is confidential: HM-pfsom needs at least one quasi-identifier to mask.")
-    if n < k:
-        raise MicroaggError(f"Z has {n} records but k = {k}: no group can be formed. Lower k or supply more records.")
+    check_size(n, k)
     if p["c"] > n:
         raise MicroaggError(f"parameter 'c' of method 'hmpfsom' asks for {p['c']} sub-microdata of {n} records: "
                             "lower c (0 chooses it by PCAES).")
