@@ -46,6 +46,7 @@ from ..errors import MicroaggError
 from ..metrics._arrays import columns
 from ..preprocess import check_finite, minmax_scale
 from ..registry import Param, register
+from . import _local
 from . import _mdav_kernel as mk
 from ._validate import as_matrix, check_int, check_size
 from .pfcm import NORMALIZERS, select_pfcm
@@ -205,18 +206,14 @@ def _merge_small(labels: np.ndarray, centres: np.ndarray, k: int, what: str) -> 
     return labels, notes
 
 
-def _validated(k, params: dict) -> tuple[int, dict]:
-    known = {p.name: p for p in PARAMS}
-    return _check_k(k), {name: known[name].validate(v, "method 'hmpfsom'") for name, v in params.items()}
-
-
 def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int = 0, cs_max: int = 10,
                    scaling: str = "zscore", pcaes: str = "max", a: float = 1.0, b: float = 1.0, m: float = 2.0,
                    eta: float = 2.0, K: float = 1.0, tol: float = 1e-5, max_iter: int = 100,
                    seed: int = 0) -> HmPfsomTrace:
     """Run HM-pfsom recording every step (see :class:`HmPfsomTrace`); labels as :func:`hm_pfsom`."""
-    k, p = _validated(k, dict(c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b,
-                              m=m, eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed))
+    k = _check_k(k)
+    p = _local.params("hmpfsom", c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b, m=m,
+                      eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed)
     Z = as_matrix(Z, vector=False, order="K")
     check_finite(Z, what="attribute")
     n, d = Z.shape
@@ -229,8 +226,8 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
         raise MicroaggError("every column is confidential: HM-pfsom needs at least one quasi-identifier to mask.")
     check_size(n, k)
     if p["c"] > n:
-        raise MicroaggError(f"parameter 'c' of method 'hmpfsom' asks for {p['c']} sub-microdata of {n} records: "
-                            "lower c (0 chooses it by PCAES).")
+        raise MicroaggError(f"parameter 'c' of partition method 'hmpfsom' asks for {p['c']} sub-microdata of {n} "
+                            "records: lower c (0 chooses it by PCAES).")
     pf = {name: p[name] for name in ("a", "b", "m", "eta", "K", "tol", "max_iter")}
     Q, S = scale(Z[:, qi], p["scaling"]), scale(Z[:, conf], p["scaling"])  # apart: no bit of S can reach Q
     X = np.empty_like(Z)
