@@ -3,7 +3,7 @@
 Exact MDAV is sequential and O(n^2 d / k); past a few million records it is replaced by a
 space-partitioning tree cut at medians: a node of more than B records is split into its
 floor(m/2) lowest and ceil(m/2) highest records along its first principal axis (standardized
-data; :func:`principal_axis`), equal projections in row order. The leaves are the blocks,
+data; ``univariate.principal_axis``), equal projections in row order. The leaves are the blocks,
 numbered in tree order (left first). The principal axis cuts fewer natural groups than the
 attribute of largest variance (``benchmarks/README.md``, "bench_scale.py").
 
@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import MicroaggError
 from ..registry import get_method
 from ._validate import check_int, prepare
+from .univariate import principal_axis
 
 DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
 
@@ -72,20 +73,13 @@ def _split(Z: np.ndarray, k: int, B: int, blocks, cols: np.ndarray) -> np.ndarra
                 b += 1
                 continue
             values = Z[np.ix_(idx, cols)]
+            axis = principal_axis(values)
             values -= values.mean(axis=0)
-            order = np.argsort(values @ principal_axis(values), kind="stable")  # idx ascending: ties in row order
+            order = np.argsort(values @ axis, kind="stable")  # idx ascending: ties in row order
             half = len(idx) // 2
             stack.append(np.sort(idx[order[half:]]))
             stack.append(np.sort(idx[order[:half]]))  # popped first: the lower half comes first
     return out
-
-
-def principal_axis(centred: np.ndarray) -> np.ndarray:
-    """Unit first principal axis of the rows of ``centred`` (column means 0): the eigenvector of the largest
-    eigenvalue of their scatter matrix, signed so that its largest component in magnitude (the first among
-    ties) is positive."""
-    v = np.linalg.eigh(centred.T @ centred)[1][:, -1]
-    return v if v[np.argmax(np.abs(v))] >= 0 else -v
 
 
 def _given_blocks(blocks, n: int, k: int) -> list[np.ndarray]:
