@@ -115,7 +115,7 @@ def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, si
 def md_kernel(Z, k, generic, chunks, pmin):
     """Labels of MD on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = _local.start(Z, chunks, pmin)
+    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
     c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
     key = np.empty(n)
     exact = np.zeros(n, np.bool_)
