@@ -131,8 +131,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
     n_live = n
     dead = 0
     g = 0
-    loop_min = 3 * k if generic else 2 * k
-    while n_live >= 2 * k and (generic or n_live >= loop_min):
+    while n_live >= 2 * k:
         if 4 * dead > screen[3]:
             c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
             dead = 0
@@ -143,7 +142,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
         n_live -= k
         dead += k
         g += 1
-        if n_live < loop_min - k:  # generic tail: 2k..3k-1 records were left, one group around r only
+        if generic and n_live < 2 * k:  # generic tail: 2k..3k-1 records were left, one group around r only
             break
         if not alive[s]:  # only with massive ties: s fell into r's group
             s, _ = mk._around(Z, zr, 1, True, screen)
