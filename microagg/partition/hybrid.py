@@ -178,12 +178,13 @@ def _check_k(k) -> int:
     return check_int(k, 1, "k must be a positive integer (records taken from every class)")
 
 
-def _by_first_record(labels: np.ndarray) -> np.ndarray:
-    """Relabel 0..c-1 in order of each cluster's lowest row index."""
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+def _by_first_record(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Relabel 0..c-1 in order of each cluster's lowest row index; also the old label of every new one."""
+    old, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
     order = np.empty(len(first), dtype=np.int64)
-    order[np.argsort(first)] = np.arange(len(first))
-    return order[inverse.reshape(-1)]
+    order[by_first] = np.arange(len(first))
+    return order[inverse.reshape(-1)], old[by_first]
 
 
 def _merge_small(labels: np.ndarray, centres: np.ndarray, k: int, what: str) -> tuple[np.ndarray, list[str]]:
@@ -236,9 +237,8 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     split = select_pfcm(Q, p["c"], p["c_max"], p["pcaes"], p["seed"], k, **pf)
     tables = [split.table.assign(level="sub-microdata (QIs)", sub=-1)]
     sub, notes = _merge_small(split.result.labels, split.result.prototypes, k, "a sub-microdata")
-    alive, first = np.unique(sub, return_index=True)
-    centres = split.result.prototypes[alive[np.argsort(first)]]  # in the order _by_first_record numbers them
-    sub = _by_first_record(sub)
+    sub, alive = _by_first_record(sub)
+    centres = split.result.prototypes[alive]
 
     labels = np.empty(n, dtype=np.int64)
     classes = np.empty(n, dtype=np.int64)
@@ -250,7 +250,7 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
         cls, merged = _merge_small(level2.result.labels, level2.result.prototypes, k,
                                    f"a confidential class of sub-microdata {j}")
         notes += merged
-        cls = _by_first_record(cls)
+        cls, _ = _by_first_record(cls)
         cs_used.append(int(cls.max()) + 1)
         lonely += int(cs_used[-1] == 1 and p["cs"] != 1)
         local, local_seeds = _form_groups(Q[rows], cls, k, centres[j])
