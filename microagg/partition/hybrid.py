@@ -52,6 +52,7 @@ from ._validate import as_matrix, check_int, check_size
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")
+PFCM_PARAMS = ("a", "b", "m", "eta", "K", "tol", "max_iter")  # the parameters passed on to every PFCM run
 _SOURCE = "seed 002 §3.3; Pal et al. 2005"
 
 PARAMS = (
@@ -229,7 +230,7 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     if p["c"] > n:
         raise MicroaggError(f"parameter 'c' of partition method 'hmpfsom' asks for {p['c']} sub-microdata of {n} "
                             "records: lower c (0 chooses it by PCAES).")
-    pf = {name: p[name] for name in ("a", "b", "m", "eta", "K", "tol", "max_iter")}
+    pf = {name: p[name] for name in PFCM_PARAMS}
     Q, S = scale(Z[:, qi], p["scaling"]), scale(Z[:, conf], p["scaling"])  # apart: no bit of S can reach Q
     X = np.empty_like(Z)
     X[:, qi], X[:, conf] = Q, S
