@@ -21,8 +21,9 @@ import warnings
 import numpy as np
 
 import microagg as ma
-from microagg.partition.hybrid import _form_groups, hm_pfsom_steps, scale
+from microagg.partition.hybrid import PFCM_PARAMS, _form_groups, hm_pfsom_steps
 from microagg.partition.pfcm import select_pfcm
+from microagg.registry import get_method
 
 
 def best_of(fn, repeat: int):
@@ -37,11 +38,11 @@ def best_of(fn, repeat: int):
 
 
 def stages(Z: np.ndarray, k: int, conf: list[int], **params) -> dict:
-    """Seconds spent in the QI split, the classes and the groups of one run (the rest of the total is the classes)."""
+    """Seconds spent in the QI split and the groups of a run with ``params`` (the rest of the total is the classes)."""
     tr = hm_pfsom_steps(Z, k, conf, **params)
-    qi = np.setdiff1d(np.arange(Z.shape[1]), conf)
+    p = get_method("partition", "hmpfsom").resolve(params)
     t0 = time.perf_counter()
-    select_pfcm(scale(Z[:, qi]), params.get("c", 0), 10, "max", 0, k)
+    select_pfcm(tr.scaled[:, tr.qi], p["c"], p["c_max"], p["pcaes"], p["seed"], k, **{n: p[n] for n in PFCM_PARAMS})
     split = time.perf_counter() - t0
     t0 = time.perf_counter()
     for j in range(tr.c):

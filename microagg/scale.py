@@ -48,7 +48,8 @@ from .errors import MicroaggError
 from .metrics import dld, k_anonymity
 from .metrics.registry import get_metric
 from .partition import check_k
-from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, principal_axis, split_blocks
+from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
+from .partition.univariate import principal_axis
 from .preprocess import Standardizer, as_frame
 from .registry import get_method
 from .release import _tidy, column_roles, resolve_methods
@@ -118,7 +119,7 @@ def build_plan(Xs: np.ndarray, std: Standardizer, n: int, block_size: int) -> Bl
     """The split tree of a uniform sample ``Xs`` of ``n`` records (module docstring, step 3).
 
     A node is split while its sample stands for more than ``block_size`` records, at the lower median of
-    the projections of its z-scores (``std``) on their first principal axis (``blocks.principal_axis``),
+    the projections of its z-scores (``std``) on their first principal axis (``univariate.principal_axis``),
     unless they are all equal.
     """
     Zs = std.transform(Xs)
@@ -136,7 +137,7 @@ def build_plan(Xs: np.ndarray, std: Standardizer, n: int, block_size: int) -> Bl
         at, idx = stack.pop()
         if len(idx) * weight > block_size:
             values = Zs[idx]
-            v = principal_axis(values - values.mean(axis=0))
+            v = principal_axis(values)
             p = values @ v
             ordered = np.sort(p)
             thr = ordered[(len(p) - 1) // 2]  # lower median

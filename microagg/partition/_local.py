@@ -133,16 +133,6 @@ def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive
 
 
 @njit(cache=True)
-def start(Z, chunks, pmin):
-    """Fresh state of a run: (labels, alive, running sum S, largest squared norm, screening buffers)."""
-    n = Z.shape[0]
-    S, zmax2 = mk._sums(Z)
-    acc = np.empty(n, np.float32)
-    cand = np.empty((max(chunks, 1), mk.CAND_CAP), np.int64)
-    return np.full(n, -1, np.int64), np.ones(n, np.bool_), S, zmax2, acc, cand
-
-
-@njit(cache=True)
 def close_group(Z, X, pos, acc, members, g, labels, alive, S, ing):
     """Emit group g of ``members`` (label, remove from the screen and the running sum) and clear their flags."""
     mk._emit(Z, X, pos, acc, members, g, labels, alive, S)

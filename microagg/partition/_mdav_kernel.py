@@ -300,16 +300,12 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     least ``pmin`` remaining records are split over ``chunks`` threads.
     """
     n, d = Z.shape
-    labels = np.full(n, -1, np.int64)
-    alive = np.ones(n, np.bool_)
+    labels, alive, S, zmax2, acc, cand = start(Z, chunks)
     n_live = n
-    S, zmax2 = _sums(Z)
     cap = n // k + 2 if trace else 0
     seeds = np.empty(cap, np.int64)
     roles = np.empty(cap, np.int64)
     refs = np.empty((cap, d))
-    acc = np.empty(n, np.float32)
-    cand = np.empty((max(chunks, 1), CAND_CAP), np.int64)
 
     c0, pos, rid, rrho, screen = _index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
     dead = 0
@@ -412,6 +408,16 @@ def _sums(Z):
             r2 += Z[i, t] * Z[i, t]
         zmax2 = max(zmax2, r2)
     return S, zmax2
+
+
+@njit(cache=True)
+def start(Z, chunks):
+    """Fresh state of a run: (labels, alive, running sum S, largest squared norm, screening buffers acc and cand)."""
+    n = Z.shape[0]
+    S, zmax2 = _sums(Z)
+    acc = np.empty(n, np.float32)
+    cand = np.empty((max(chunks, 1), CAND_CAP), np.int64)
+    return np.full(n, -1, np.int64), np.ones(n, np.bool_), S, zmax2, acc, cand
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@
 Exact MDAV is sequential and O(n^2 d / k); past a few million records it is replaced by a
 space-partitioning tree cut at medians: a node of more than B records is split into its
 floor(m/2) lowest and ceil(m/2) highest records along its first principal axis (standardized
-data; :func:`principal_axis`), equal projections in row order. The leaves are the blocks,
+data; ``univariate.principal_axis``), equal projections in row order. The leaves are the blocks,
 numbered in tree order (left first). The principal axis cuts fewer natural groups than the
 attribute of largest variance (``benchmarks/README.md``, "bench_scale.py").
 
@@ -23,7 +23,6 @@ The price is information loss: no group crosses a block boundary (measured in
 
 from __future__ import annotations
 
-import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -32,23 +31,17 @@ import numpy as np
 
 from ..errors import MicroaggError
 from ..registry import get_method
-from ._validate import prepare
+from ._validate import check_int, prepare
+from .univariate import principal_axis
 
 DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
 
 
 def check_block_size(block_size, k: int) -> int:
     """``block_size`` B must be an integer >= 2k (then every split leaves both halves >= k records)."""
-    if isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral):
-        if isinstance(block_size, numbers.Real) and float(block_size).is_integer():
-            block_size = int(block_size)
-        else:
-            raise MicroaggError(f"block_size must be an integer >= 2k; got {block_size!r}.")
-    if block_size < 2 * k:
-        raise MicroaggError(f"block_size B = {block_size} is smaller than 2k = {2 * k}: a block of more than B "
-                            f"records can be split into two halves of at least k = {k} records only when B >= 2k. "
-                            f"Use block_size >= {2 * k}.")
-    return int(block_size)
+    return check_int(block_size, 2 * k, "block_size must be an integer >= 2k", lambda B: (
+        f"block_size B = {B} is smaller than 2k = {2 * k}: a block of more than B records can be split into two "
+        f"halves of at least k = {k} records only when B >= 2k. Use block_size >= {2 * k}."))
 
 
 def split_blocks(Z, k: int, block_size: int = DEFAULT_BLOCK_SIZE, blocks=None, split_on=None) -> np.ndarray:
@@ -80,20 +73,13 @@ def _split(Z: np.ndarray, k: int, B: int, blocks, cols: np.ndarray) -> np.ndarra
                 b += 1
                 continue
             values = Z[np.ix_(idx, cols)]
+            axis = principal_axis(values)
             values -= values.mean(axis=0)
-            order = np.argsort(values @ principal_axis(values), kind="stable")  # idx ascending: ties in row order
+            order = np.argsort(values @ axis, kind="stable")  # idx ascending: ties in row order
             half = len(idx) // 2
             stack.append(np.sort(idx[order[half:]]))
             stack.append(np.sort(idx[order[:half]]))  # popped first: the lower half comes first
     return out
-
-
-def principal_axis(centred: np.ndarray) -> np.ndarray:
-    """Unit first principal axis of the rows of ``centred`` (column means 0): the eigenvector of the largest
-    eigenvalue of their scatter matrix, signed so that its largest component in magnitude (the first among
-    ties) is positive."""
-    v = np.linalg.eigh(centred.T @ centred)[1][:, -1]
-    return v if v[np.argmax(np.abs(v))] >= 0 else -v
 
 
 def _given_blocks(blocks, n: int, k: int) -> list[np.ndarray]:

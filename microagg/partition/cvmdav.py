@@ -59,7 +59,7 @@ def _dist(a, b):
 def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     """Labels of CV-MDAV on ``Z`` (groups in order of formation); ``cap``/``last`` are 2k or 2k-1."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = _local.start(Z, chunks, pmin)
+    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
     c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)
     members = np.empty(2 * k, np.int64)

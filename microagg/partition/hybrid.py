@@ -36,21 +36,23 @@ Decisions where seed 002 is silent or inconsistent (FORMULAS §2.12, §5 row 11)
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import cdist
 
 from ..errors import MicroaggError
 from ..metrics._arrays import columns
 from ..preprocess import check_finite, minmax_scale
 from ..registry import Param, register
+from . import _local
+from . import _mdav_kernel as mk
+from ._validate import as_matrix, check_int, check_size
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")
+PFCM_PARAMS = ("a", "b", "m", "eta", "K", "tol", "max_iter")  # the parameters passed on to every PFCM run
 _SOURCE = "seed 002 §3.3; Pal et al. 2005"
 
 PARAMS = (
@@ -129,17 +131,6 @@ def _nearest(X: np.ndarray, cand: np.ndarray, q: np.ndarray, m: int) -> np.ndarr
     return cand[np.sort(np.concatenate([inside, ties]))]
 
 
-def _nearest_centroid(X: np.ndarray, rows: np.ndarray, labels: np.ndarray, chunk: int = 1 << 22) -> np.ndarray:
-    """Group (by current centroid of the labelled rows) nearest to each of ``rows``; ties: lowest group."""
-    done = labels >= 0
-    count = np.bincount(labels[done])
-    centroids = np.column_stack([np.bincount(labels[done], weights=X[done, t]) for t in range(X.shape[1])])
-    centroids /= count[:, None]
-    step = max(1, chunk // len(centroids))
-    return np.concatenate([np.argmin(cdist(X[rows[i:i + step]], centroids, "sqeuclidean"), axis=1)
-                           for i in range(0, len(rows), step)])
-
-
 def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Algorithm 2 lines 7-17 on one sub-microdata: labels 0..g-1 and the record x_r of every group."""
     n = Q.shape[0]
@@ -160,9 +151,7 @@ def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray)
             pool[j] = cand[labels[cand] < 0]
     if not seeds:
         raise MicroaggError(f"no group can be formed: some confidential class has fewer than k = {k} records.")
-    rest = np.flatnonzero(labels < 0)
-    if rest.size:
-        labels[rest] = _nearest_centroid(Q, rest, labels)
+    mk.assign_rest(Q, labels, labels < 0, len(seeds))  # leftovers: nearest group centroid, lowest group on ties
     return labels, np.array(seeds, dtype=np.int64)
 
 
@@ -187,22 +176,16 @@ def diverse_groups(Q, classes, k: int, centre=None) -> np.ndarray:
 
 
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        if isinstance(k, numbers.Real) and float(k).is_integer():
-            k = int(k)
-        else:
-            raise MicroaggError(f"k must be a positive integer (records taken from every class); got {k!r}.")
-    if k < 1:
-        raise MicroaggError(f"k must be a positive integer (records taken from every class); got {k}.")
-    return int(k)
+    return check_int(k, 1, "k must be a positive integer (records taken from every class)")
 
 
-def _by_first_record(labels: np.ndarray) -> np.ndarray:
-    """Relabel 0..c-1 in order of each cluster's lowest row index."""
-    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+def _by_first_record(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Relabel 0..c-1 in order of each cluster's lowest row index; also the old label of every new one."""
+    old, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
     order = np.empty(len(first), dtype=np.int64)
-    order[np.argsort(first)] = np.arange(len(first))
-    return order[inverse.reshape(-1)]
+    order[by_first] = np.arange(len(first))
+    return order[inverse.reshape(-1)], old[by_first]
 
 
 def _merge_small(labels: np.ndarray, centres: np.ndarray, k: int, what: str) -> tuple[np.ndarray, list[str]]:
@@ -225,24 +208,15 @@ def _merge_small(labels: np.ndarray, centres: np.ndarray, k: int, what: str) -> 
     return labels, notes
 
 
-def _validated(k, params: dict) -> tuple[int, dict]:
-    known = {p.name: p for p in PARAMS}
-    return _check_k(k), {name: known[name].validate(v, "method 'hmpfsom'") for name, v in params.items()}
-
-
 def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int = 0, cs_max: int = 10,
                    scaling: str = "zscore", pcaes: str = "max", a: float = 1.0, b: float = 1.0, m: float = 2.0,
                    eta: float = 2.0, K: float = 1.0, tol: float = 1e-5, max_iter: int = 100,
                    seed: int = 0) -> HmPfsomTrace:
     """Run HM-pfsom recording every step (see :class:`HmPfsomTrace`); labels as :func:`hm_pfsom`."""
-    k, p = _validated(k, dict(c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b,
-                              m=m, eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed))
-    try:
-        Z = np.array(Z, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise MicroaggError(f"Z must be a numeric n x d array: {exc}") from None
-    if Z.ndim != 2 or 0 in Z.shape:
-        raise MicroaggError(f"Z must be a non-empty 2-D array (records x attributes); got shape {Z.shape}.")
+    k = _check_k(k)
+    p = _local.params("hmpfsom", c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b, m=m,
+                      eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed)
+    Z = as_matrix(Z, vector=False, order="K")
     check_finite(Z, what="attribute")
     n, d = Z.shape
     if confidential is None or np.size(confidential) == 0:
@@ -252,12 +226,11 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     qi = np.setdiff1d(np.arange(d), conf)
     if qi.size == 0:
         raise MicroaggError("every column is confidential: HM-pfsom needs at least one quasi-identifier to mask.")
-    if n < k:
-        raise MicroaggError(f"Z has {n} records but k = {k}: no group can be formed. Lower k or supply more records.")
+    check_size(n, k)
     if p["c"] > n:
-        raise MicroaggError(f"parameter 'c' of method 'hmpfsom' asks for {p['c']} sub-microdata of {n} records: "
-                            "lower c (0 chooses it by PCAES).")
-    pf = {name: p[name] for name in ("a", "b", "m", "eta", "K", "tol", "max_iter")}
+        raise MicroaggError(f"parameter 'c' of partition method 'hmpfsom' asks for {p['c']} sub-microdata of {n} "
+                            "records: lower c (0 chooses it by PCAES).")
+    pf = {name: p[name] for name in PFCM_PARAMS}
     Q, S = scale(Z[:, qi], p["scaling"]), scale(Z[:, conf], p["scaling"])  # apart: no bit of S can reach Q
     X = np.empty_like(Z)
     X[:, qi], X[:, conf] = Q, S
@@ -265,9 +238,8 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     split = select_pfcm(Q, p["c"], p["c_max"], p["pcaes"], p["seed"], k, **pf)
     tables = [split.table.assign(level="sub-microdata (QIs)", sub=-1)]
     sub, notes = _merge_small(split.result.labels, split.result.prototypes, k, "a sub-microdata")
-    alive, first = np.unique(sub, return_index=True)
-    centres = split.result.prototypes[alive[np.argsort(first)]]  # in the order _by_first_record numbers them
-    sub = _by_first_record(sub)
+    sub, alive = _by_first_record(sub)
+    centres = split.result.prototypes[alive]
 
     labels = np.empty(n, dtype=np.int64)
     classes = np.empty(n, dtype=np.int64)
@@ -279,7 +251,7 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
         cls, merged = _merge_small(level2.result.labels, level2.result.prototypes, k,
                                    f"a confidential class of sub-microdata {j}")
         notes += merged
-        cls = _by_first_record(cls)
+        cls, _ = _by_first_record(cls)
         cs_used.append(int(cls.max()) + 1)
         lonely += int(cs_used[-1] == 1 and p["cs"] != 1)
         local, local_seeds = _form_groups(Q[rows], cls, k, centres[j])

@@ -48,7 +48,7 @@ from ._validate import prepare
 def iamat_kernel(Z, k, chunks, pmin):
     """Labels of literal IAMAT on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = _local.start(Z, chunks, pmin)
+    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
     mu = S / n
     c0, pos, rid, rrho, screen = mk._index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)

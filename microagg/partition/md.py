@@ -115,7 +115,7 @@ def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, si
 def md_kernel(Z, k, generic, chunks, pmin):
     """Labels of MD on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = _local.start(Z, chunks, pmin)
+    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
     c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
     key = np.empty(n)
     exact = np.zeros(n, np.bool_)
@@ -131,8 +131,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
     n_live = n
     dead = 0
     g = 0
-    loop_min = 3 * k if generic else 2 * k
-    while n_live >= 2 * k and (generic or n_live >= loop_min):
+    while n_live >= 2 * k:
         if 4 * dead > screen[3]:
             c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
             dead = 0
@@ -143,7 +142,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
         n_live -= k
         dead += k
         g += 1
-        if n_live < loop_min - k:  # generic tail: 2k..3k-1 records were left, one group around r only
+        if generic and n_live < 2 * k:  # generic tail: 2k..3k-1 records were left, one group around r only
             break
         if not alive[s]:  # only with massive ties: s fell into r's group
             s, _ = mk._around(Z, zr, 1, True, screen)

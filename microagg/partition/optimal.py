@@ -21,7 +21,7 @@ from numba import njit
 
 from ..errors import MicroaggError
 from ..preprocess import check_finite
-from ._validate import check_k
+from ._validate import as_matrix, check_k, check_size
 
 
 @njit(cache=True)
@@ -86,15 +86,10 @@ def sorted_groups(x: np.ndarray, k: int, grouping: str) -> np.ndarray:
 def optimal_univariate(x, k: int) -> np.ndarray:
     """Labels 0..m-1 (from the smallest values) of the SSE-optimal k-partition of the 1-D values ``x``."""
     k = check_k(k)
-    try:
-        x = np.array(x, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise MicroaggError(f"x must be a numeric 1-D array: {exc}") from None
-    if x.ndim != 1:
+    x = as_matrix(x, "x")
+    if x.shape[1] != 1:
         raise MicroaggError(f"x must be 1-D (one value per record); got shape {x.shape}. "
                             "For several attributes use individual_ranking or projection.")
-    check_finite(x[:, None], names=["x"], what="argument")
-    if x.shape[0] < k:
-        raise MicroaggError(f"x has {x.shape[0]} values but k = {k}: no partition into groups of at least k "
-                            "exists. Lower k or supply more values.")
-    return sorted_groups(x, k, "optimal")
+    check_finite(x, names=["x"], what="argument")
+    check_size(x.shape[0], k, "x")
+    return sorted_groups(x[:, 0], k, "optimal")

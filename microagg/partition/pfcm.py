@@ -92,8 +92,9 @@ def _moved(V: np.ndarray, new: np.ndarray) -> float:
     return float(np.sqrt(((new - V) ** 2).sum(axis=1)).max())
 
 
-def fcm(X: np.ndarray, V: np.ndarray, m: float, tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
-    """Fuzzy c-means (Bezdek et al. 1984) from prototypes V: the final prototypes and memberships."""
+def fcm(X: np.ndarray, V: np.ndarray, m: float, tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fuzzy c-means (Bezdek et al. 1984) from prototypes V: the final prototypes, memberships and squared
+    distances (:func:`_sqdist`)."""
     for _ in range(max_iter):
         u = memberships(_sqdist(X, V), m)
         new = _update(X, u ** m, V)
@@ -101,7 +102,8 @@ def fcm(X: np.ndarray, V: np.ndarray, m: float, tol: float, max_iter: int) -> tu
         V = new
         if done:
             break
-    return V, memberships(_sqdist(X, V), m)
+    D2 = _sqdist(X, V)
+    return V, memberships(D2, m), D2
 
 
 def pfcm(X, c: int, a: float = 1.0, b: float = 1.0, m: float = 2.0, eta: float = 2.0, K: float = 1.0,
@@ -117,9 +119,8 @@ def pfcm(X, c: int, a: float = 1.0, b: float = 1.0, m: float = 2.0, eta: float =
     """
     X = np.asarray(X, dtype=np.float64)
     rng = np.random.default_rng(seed)
-    V, u = fcm(X, kmeans_pp(X, c, rng), m, tol, max_iter)
+    V, u, D2 = fcm(X, kmeans_pp(X, c, rng), m, tol, max_iter)
     um = u ** m
-    D2 = _sqdist(X, V)
     gamma = K * (um * D2).sum(axis=0) / np.maximum(um.sum(axis=0), np.finfo(float).tiny)
     gamma = np.maximum(gamma, np.finfo(float).tiny)
     converged, iterations = False, 0

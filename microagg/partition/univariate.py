@@ -51,11 +51,15 @@ def projection_scores(Z, axis: str = "pca", column: int = 0) -> np.ndarray:
             raise MicroaggError(f"parameter 'column' of partition method 'projection' must be a column index "
                                 f"below {Z.shape[1]} (the data have {Z.shape[1]} columns); got {column}.")
         return Z[:, column].copy()
+    return Z @ principal_axis(Z)
+
+
+def principal_axis(Z: np.ndarray) -> np.ndarray:
+    """Unit first principal axis of the rows of ``Z``: the eigenvector of the largest eigenvalue of their covariance
+    matrix, signed so that its largest component in magnitude (the first among ties) is positive."""
     centred = Z - Z.mean(axis=0)
     u = np.linalg.eigh(centred.T @ centred / Z.shape[0])[1][:, -1]
-    if u[np.argmax(np.abs(u))] < 0:
-        u = -u
-    return Z @ u
+    return u if u[np.argmax(np.abs(u))] >= 0 else -u
 
 
 @register(

@@ -56,7 +56,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     when it joins.
     """
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = _local.start(Z, chunks, pmin)
+    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
     mu = S / n
     c0, pos, rid, rrho, screen = mk._index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)

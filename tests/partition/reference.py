@@ -27,14 +27,27 @@ def nearest(Z, rows, q, k):
     return rows[order[:k]]
 
 
+def running_sum(Z):
+    """Column sums of Z added row by row, as the engines start their running sum."""
+    S = np.zeros(Z.shape[1])
+    for i in range(Z.shape[0]):
+        S += Z[i]
+    return S
+
+
+def to_nearest_centroid(Z, labels, rest, m):
+    """Each of ``rest`` joins the nearest centroid of the groups 0..m-1 (lowest group among ties)."""
+    C = np.array([Z[np.flatnonzero(labels == j)].sum(axis=0) / np.sum(labels == j) for j in range(m)])
+    for i in rest:
+        labels[i] = int(np.argmin(sqdist(C, np.arange(m), Z[i])))
+
+
 def reference_mdav(Z, k, variant="generic"):
     Z = np.asarray(Z, dtype=np.float64)
-    n, d = Z.shape
+    n = Z.shape[0]
     labels = np.full(n, -1)
     remaining = np.arange(n)
-    S = np.zeros(d)
-    for i in range(n):
-        S += Z[i]
+    S = running_sum(Z)
     g = 0
 
     def emit(members):
@@ -63,7 +76,5 @@ def reference_mdav(Z, k, variant="generic"):
     if len(remaining) >= k:
         emit(remaining.copy())
     if len(remaining):
-        C = np.array([Z[np.flatnonzero(labels == j)].sum(axis=0) / np.sum(labels == j) for j in range(g)])
-        for i in remaining:
-            labels[i] = int(np.argmin(sqdist(C, np.arange(g), Z[i])))
+        to_nearest_centroid(Z, labels, remaining, g)
     return labels

@@ -10,14 +10,7 @@ import itertools
 
 import numpy as np
 
-from .reference import farthest, nearest, sqdist
-
-
-def running_sum(Z):
-    S = np.zeros(Z.shape[1])
-    for i in range(Z.shape[0]):
-        S += Z[i]
-    return S
+from .reference import farthest, nearest, running_sum, sqdist, to_nearest_centroid
 
 
 def member_mean(Z, members):
@@ -29,12 +22,6 @@ def member_mean(Z, members):
 
 def dist(a, b):
     return np.sqrt(sqdist(a[None], np.array([0]), b)[0])
-
-
-def to_nearest_centroid(Z, labels, rest, m):
-    C = np.array([Z[np.flatnonzero(labels == j)].sum(axis=0) / np.sum(labels == j) for j in range(m)])
-    for i in rest:
-        labels[i] = int(np.argmin(sqdist(C, np.arange(m), Z[i])))
 
 
 def reference_vmdav(Z, k, gamma=0.2, centroid="fixed"):
