@@ -16,7 +16,6 @@ def test_seed000_mdav_sl_reproduced(benchmark_z, table, name):
     Z = benchmark_z[name]
     w = published.SEED000_SL_WEIGHTS[table]
     tol = published.SEED000_SL_TOLERANCE[table]
-    assert tol == {"Table 2": 0.02, "Table 3": 0.05}[table]
     for k, value in zip(published.K_SEED000, published.SEED000_SL_MDAV[table][name]):
         ours = metrics.satisfaction_level(Z, _mdav_renormalized(Z, k), delta=0.1, w=w, w_seed=1)
         assert abs(ours - float(value)) <= tol, (table, name, k, ours, value)
