@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import shlex
 
+import numpy as np
+
+from .registry import get_method
+
 
 def _arguments(params: dict) -> dict:
-    """Method and aggregation parameters of a release's ``params`` (the rest are release options)."""
-    fixed = {"k", "method", "aggregation", "columns", "keep", "renormalize", "confidential", "engine", "block_size",
-             "blocks"}
-    return {n: v for n, v in params.items() if n not in fixed}
+    """The registered method's and aggregation's parameters in a release's ``params`` (the rest are release
+    options)."""
+    names = [p.name for kind in ("partition", "aggregate")
+             for p in get_method(kind, params["method" if kind == "partition" else "aggregation"]).params]
+    return {n: params[n] for n in names if n in params}
+
+
+def _arrays(params: dict) -> list[str]:
+    """Parameters given as arrays (e.g. per-record w uploaded in the dashboard): not writable as literals."""
+    return [n for n, v in _arguments(params).items() if isinstance(v, np.ndarray)]
 
 
 def python_snippet(params: dict, data: str) -> str:
@@ -24,9 +34,11 @@ def python_snippet(params: dict, data: str) -> str:
         args.append("renormalize=True")
     if params.get("engine", "memory") != "memory":
         args += [f"engine={params['engine']!r}", f"block_size={params['block_size']!r}"]
-    args += [f"{n}={v!r}" for n, v in _arguments(params).items()]
+    arrays = _arrays(params)
+    args += [f"{n}={n}_values" if n in arrays else f"{n}={v!r}" for n, v in _arguments(params).items()]
     body = ",\n    ".join(args)
-    return (f"import microagg as ma\n\ndf = {data}\nrel = ma.microaggregate(\n    df,\n    {body},\n)\n"
+    load = "".join(f"{n}_values = ...  # the {params[n].shape} array of {n} values you uploaded\n" for n in arrays)
+    return (f"import microagg as ma\n\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
             "rel.protected.to_csv(\"release.csv\")\nprint(rel.report())")
 
 
@@ -42,7 +54,10 @@ def cli_command(params: dict, data_args: list[str]) -> str:
         argv.append("--renormalize")
     if params.get("engine", "memory") != "memory":
         argv += ["--engine", params["engine"], "--block-size", str(params["block_size"])]
+    arrays = _arrays(params)
     for n, v in _arguments(params).items():
-        argv += ["--param", f"{n}={v}"]
+        if n not in arrays:
+            argv += ["--param", f"{n}={v}"]
     argv += ["--out", "release.csv"]
-    return shlex.join(argv)
+    note = f"  # {', '.join(arrays)} per record: only through the Python API" if arrays else ""
+    return shlex.join(argv) + note

@@ -1,5 +1,6 @@
 import shlex
 
+import numpy as np
 import pandas as pd
 
 import microagg as ma
@@ -54,3 +55,14 @@ def test_recipes_carry_the_block_engine(tmp_path, monkeypatch):
     assert main(argv[3:]) == 0
     out = pd.read_csv(tmp_path / "release.csv", index_col=0)
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
+
+
+def test_per_record_arrays_are_named_not_printed():
+    df = ma.load_dataset("census")
+    W = np.full(len(df), 0.01)
+    rel = ma.microaggregate(df, 5, aggregation="p3m", w=W)
+    code = recipe.python_snippet(rel.params, "ma.load_dataset('census')")
+    assert "w=w_values" in code and "array(" not in code and "(1080,) array of w values" in code
+    cli = recipe.cli_command(rel.params, ["--dataset", "census"])
+    assert "w=" not in cli and cli.endswith("# w per record: only through the Python API")
+    assert "--param alpha=0.5" in cli  # the scalar parameters are still passed
