@@ -46,12 +46,13 @@ import pandas as pd
 
 from .errors import MicroaggError
 from .metrics import dld, k_anonymity
+from .metrics.anonymity import size_stats
 from .metrics.registry import get_metric
 from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, principal_axis, split_blocks
 from .preprocess import Standardizer, as_frame
 from .registry import get_method
-from .release import _tidy, column_roles, resolve_methods
+from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
 LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)
@@ -565,8 +566,7 @@ def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dro
     rows = []
 
     def add(metric, value, unit="", direction="", source=""):
-        rows.append({"metric": metric, "attribute": "all", "value": value, "unit": unit, "direction": direction,
-                     "source": source})
+        rows.append(report_row(metric, value, unit, direction, source))
 
     def registered(name, value, note):
         m = get_metric(name)
@@ -591,13 +591,7 @@ def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dro
     counts = np.zeros(max(len(s["size_counts"]) for s in stats), dtype=np.int64)
     for s in stats:
         counts[:len(s["size_counts"])] += s["size_counts"]
-    sizes = np.flatnonzero(counts)
-    groups = int(counts.sum())
-    add("groups", groups, "groups", "", "FORMULAS §4.12")
-    add("smallest group", int(sizes.min()), "records", "", "FORMULAS §4.12")
-    add("largest group", int(sizes.max()), "records", "", "FORMULAS §4.12")
-    add("mean group size", n / groups, "records", "", "FORMULAS §4.12")
-    add("groups larger than 2k-1", int(counts[2 * k:].sum()), "groups", "lower is better", "FORMULAS §4.12")
+    rows += group_rows(size_stats(np.repeat(np.arange(len(counts)), counts), k))
     add("smallest equivalence class", min(s["min_class"] for s in stats), "records", "higher is better",
         "FORMULAS §4.13; within each partition written, a lower bound for the whole release")
     add("records in classes < k", 0, "records", "lower is better", "FORMULAS §4.13 (checked per partition)")
@@ -612,8 +606,5 @@ def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dro
     add("smallest block", int(final.min()), "records", "", "")
     add("largest block", int(final.max()), "records", "", "")
     add("partitions written", len(stats), "files", "", "Parquet")
-    add("columns masked", ", ".join(masked), "", "", "release")
-    add("columns confidential (unchanged)", ", ".join(conf) or "none", "", "", "seed 002 §2.1")
-    add("columns dropped", ", ".join(dropped) or "none", "", "", "release")
-    add("columns kept unmasked", ", ".join(keep) or "none", "", "", "release")
+    rows += column_rows(masked, conf, dropped, keep)
     return pd.DataFrame(rows, columns=["metric", "attribute", "value", "unit", "direction", "source"])
