@@ -202,7 +202,8 @@ class _Job:
     uses_roles: bool
     aggregation: str
     aggregation_params: dict
-    standardizer: Standardizer
+    standardizer: Standardizer  # masked then confidential columns
+    qi: Standardizer            # masked columns
     masked: list[str]
     confidential: list[str]
     columns_out: list[str]
@@ -279,7 +280,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         Xs = np.concatenate(_compute(client, [dask.delayed(_sample)(p, i, masked, int(s), seed)
                                               for i, (p, s) in enumerate(zip(parts, sizes))],
                                      progress, "sample", timings))
-        plan = build_plan(Xs, Standardizer(std.mean[:dq], std.sd[:dq]), n, B)
+        qi = Standardizer(std.mean[:dq], std.sd[:dq])
+        plan = build_plan(Xs, qi, n, B)
         counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
                                  "blocks", timings), axis=0)
         plan = plan.merged(counts, k)
@@ -294,7 +296,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         rows = max(B, min(PARTITION_ROWS, math.ceil(n / (4 * threads))))
         shuffled = routed.set_index(BLOCK, divisions=_divisions(block_sizes, rows))
         fs.makedirs(root, exist_ok=True)
-        job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, masked, conf, needed, top,
+        job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, needed, top,
                    fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks))
         stats = _compute(client, [dask.delayed(_release)(p, i, job) for i, p in enumerate(shuffled.to_delayed())],
                          progress, "release", timings)
@@ -480,7 +482,7 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
                              blocks=ids, **conf, **job.method_params)
     Zq = Z[:, :dq]
     Zp = get_method("aggregate", job.aggregation).func(Zq, labels, **job.aggregation_params)
-    V = _tidy(Zp * job.standardizer.sd[:dq] + job.standardizer.mean[:dq], job.top[:dq])
+    V = _tidy(job.qi.inverse(Zp), job.top[:dq])
     an = k_anonymity(V, job.k)
     if not an["k_anonymous"]:
         raise MicroaggError(f"internal check failed: partition {i} has an equivalence class of {an['min_class']} < "
