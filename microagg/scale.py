@@ -20,8 +20,8 @@ No step holds all records in one place:
    than B records (possible after routing by a sample) split exactly; then aggregated with a
    group-local aggregator, checked (every equivalence class >= k, or nothing is written) and written
    as one Parquet file;
-6. the metrics are reductions of per-partition sums (SSE, SST, IL, group sizes, smallest class);
-   DLD needs all records and is computed on a sample of whole blocks, which the report says.
+6. the metrics are reductions of per-partition sums (SSE, IL, group sizes, smallest class; SST from the
+   moments of step 2); DLD needs all records and is computed on a sample of whole blocks, which the report says.
 
 Given the same blocks (``BlockPlan.assign``), the release equals that of
 ``microaggregate(..., engine="blocks", blocks=...)`` up to the standardization's last bits (streamed
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import MicroaggError
-from .metrics import dld, k_anonymity
+from .metrics import dld, k_anonymity, sse
 from .metrics.anonymity import size_stats
 from .metrics.registry import get_metric
 from .partition import check_k
@@ -270,7 +270,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                                     "microaggregation needs numbers: fix or remove those values.\n"
                                     + text.split("Usually this is due")[0].strip()) from None
             raise MicroaggError(f"reading the input failed: {type(exc).__name__}: {text}") from None
-        lengths, std, top = _combine(moments, masked + conf, k)
+        lengths, std, top, m2 = _combine(moments, masked + conf, k)
         n = int(lengths.sum())
         dq = len(masked)
 
@@ -281,6 +281,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                                               for i, (p, s) in enumerate(zip(parts, sizes))],
                                      progress, "sample", timings))
         qi = Standardizer(std.mean[:dq], std.sd[:dq])
+        sst = float((m2[:dq] / qi.sd ** 2).sum())  # of the masked z-scores; a constant column (sd 1) adds 0
         plan = build_plan(Xs, qi, n, B)
         counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
                                  "blocks", timings), axis=0)
@@ -302,7 +303,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                          progress, "release", timings)
         address = client.scheduler.address
 
-    table = _report(stats, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
+    table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
                     [c for c in names if c not in needed], address, method, aggregation)
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked, "keep": keep,
                    "confidential": conf, "engine": "dask", "block_size": B, "sample_size": int(sample_size),
@@ -417,9 +418,9 @@ def _moments(df: pd.DataFrame, i: int, cols: list[str]) -> dict:
     return {"n": len(X), "mean": mean, "m2": ((X - mean) ** 2).sum(axis=0), "bad": bad, "top": np.abs(X).max(axis=0)}
 
 
-def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, Standardizer, np.ndarray]:
-    """(partition lengths, population-sd standardizer, largest magnitudes) from the per-partition moments,
-    combined pairwise in partition order (Chan, Golub & LeVeque 1983)."""
+def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, Standardizer, np.ndarray, np.ndarray]:
+    """(partition lengths, population-sd standardizer, largest magnitudes, sums of squared deviations) from the
+    per-partition moments, combined pairwise in partition order (Chan, Golub & LeVeque 1983)."""
     bad = np.sum([m["bad"] for m in moments], axis=0)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
@@ -439,7 +440,7 @@ def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, 
                             "records. Lower k or supply more records.")
     sd = np.sqrt(m2 / n)
     top = np.max([m["top"] for m in moments], axis=0)
-    return np.array([m["n"] for m in moments], dtype=np.int64), Standardizer(mean, np.where(sd > 0, sd, 1.0)), top
+    return np.array([m["n"] for m in moments], dtype=np.int64), Standardizer(mean, np.where(sd > 0, sd, 1.0)), top, m2
 
 
 def _allocate(lengths: np.ndarray, size: int) -> np.ndarray:
@@ -492,10 +493,8 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
     path = f"{job.out}/part-{i:05d}.parquet"
     with fsspec.open(path, "wb") as f:
         out.to_parquet(f, index=False)
-    sizes = np.bincount(labels)
     sample = np.isin(routed, list(job.dld_blocks))
-    return {"file": path, "n": len(df), "sse": float(((Zq - Zp) ** 2).sum()), "sz": Zq.sum(axis=0),
-            "szz": (Zq ** 2).sum(axis=0), "size_counts": np.bincount(sizes), "groups": len(sizes),
+    return {"file": path, "sse": sse(Zq, Zp), "size_counts": np.bincount(np.bincount(labels)),
             "blocks": np.bincount(ids), "min_class": an["min_class"],
             "dld": (Zq[sample], Zp[sample]) if sample.any() else None}
 
@@ -562,7 +561,7 @@ def _dld_blocks(block_sizes: np.ndarray, target: int, seed: int) -> np.ndarray:
     return np.sort(order[:upto])
 
 
-def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dropped, address, method,
+def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dropped, address, method,
             aggregation) -> pd.DataFrame:
     """The engine's report (see ``DaskRelease.report``)."""
     rows = []
@@ -574,12 +573,10 @@ def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dro
         m = get_metric(name)
         add(name, value, m.unit, m.direction, f"{m.source}; {note}")
 
-    sse = sum(s["sse"] for s in stats)
-    sz = np.sum([s["sz"] for s in stats], axis=0)
-    sst = float((np.sum([s["szz"] for s in stats], axis=0) - sz ** 2 / n).sum())
+    total = sum(s["sse"] for s in stats)
     reduction = "sum over the partitions"
-    registered("IL", 100.0 * sse / sst if sst > 0 else float("nan"), reduction)
-    registered("SSE", sse, reduction)
+    registered("IL", 100.0 * total / sst if sst > 0 else float("nan"), reduction)
+    registered("SSE", total, reduction)
     registered("SST", sst, reduction)
     linked = [s["dld"] for s in stats if s["dld"] is not None]
     if linked:
