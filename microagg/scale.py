@@ -6,7 +6,8 @@
 No step holds all records in one place:
 
 1. the input (CSV or Parquet files, a dask or pandas DataFrame) is read with ``dask.dataframe``;
-   every file must have the needed columns, checked on the headers before any data is read;
+   every file must have the needed columns, checked on the headers before any data is read; in-memory
+   input (pandas, numpy) is persisted on the workers once, for the passes below;
 2. one streaming pass gives every attribute's count, mean and population variance (per partition,
    combined pairwise: Chan, Golub & LeVeque 1983), the non-finite values and the largest magnitudes;
 3. a uniform sample of ``sample_size`` records builds the split tree of ``partition.blocks``
@@ -60,6 +61,7 @@ DLD_SAMPLE = 20_000        # records (whole blocks) on which DLD is computed
 PARTITION_ROWS = 500_000   # records per shuffled partition, at most (whole blocks, at least one)
 BLOCK, ROW = "__microagg_block", "__microagg_row"
 FORMATS = {".parquet": "parquet", ".parq": "parquet", ".pq": "parquet", ".csv": "csv"}
+IN_MEMORY = (pd.DataFrame, pd.Series, np.ndarray)
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
 
     timings = {}
     with _client(scheduler) as client:
+        if isinstance(data, IN_MEMORY):
+            ddf = client.persist(ddf)  # the records go to the workers once, not in the graph of every pass
         parts = ddf.to_delayed()
         try:
             moments = _compute(client, [dask.delayed(_moments)(p, i, masked + conf)
@@ -319,7 +323,7 @@ def _read(data) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None]:
     """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None)."""
     if isinstance(data, dd.DataFrame):
         ddf, files = data.rename(columns=str), None
-    elif isinstance(data, (pd.DataFrame, pd.Series, np.ndarray)):
+    elif isinstance(data, IN_MEMORY):
         df = as_frame(data).rename(columns=str)
         ddf, files = dd.from_pandas(df, npartitions=max(1, math.ceil(len(df) / PARTITION_ROWS)), sort=False), None
     elif isinstance(data, (str, os.PathLike, list, tuple)):
