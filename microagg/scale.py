@@ -51,7 +51,7 @@ from .metrics.anonymity import size_stats
 from .metrics.registry import get_metric
 from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, principal_axis, split_blocks
-from .preprocess import Standardizer, as_frame
+from .preprocess import Standardizer, _is_numeric, as_frame
 from .registry import get_method
 from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods
 
@@ -404,9 +404,8 @@ def _matrix(df: pd.DataFrame, i: int, cols: list[str]) -> np.ndarray:
     if missing:
         raise MicroaggError(f"partition {i} of the input lacks column(s) {missing}: every partition must have them.")
     for c in cols:
-        s = df[c]
-        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-            raise MicroaggError(f"column '{c}' is not numeric in partition {i} of the input ({s.dtype}): "
+        if not _is_numeric(df[c]):
+            raise MicroaggError(f"column '{c}' is not numeric in partition {i} of the input ({df[c].dtype}): "
                                 "microaggregation needs numbers. Convert it or leave it out.")
     return df[cols].to_numpy(dtype=np.float64)
 
