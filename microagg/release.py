@@ -95,13 +95,8 @@ class Release:
 
         lower, higher = "lower is better", "higher is better"
         per_attribute = self.labels.ndim == 2
-        stats = group_stats(pooled_labels(self.labels), self.k)
-        where = "pooled over attributes" if per_attribute else "all"
-        add("groups", stats["groups"], "groups", "", "FORMULAS §4.12", where)
-        add("smallest group", stats["min_size"], "records", "", "FORMULAS §4.12", where)
-        add("largest group", stats["max_size"], "records", "", "FORMULAS §4.12", where)
-        add("mean group size", stats["mean_size"], "records", "", "FORMULAS §4.12", where)
-        add("groups larger than 2k-1", stats["oversized"], "groups", lower, "FORMULAS §4.12", where)
+        rows += group_rows(group_stats(pooled_labels(self.labels), self.k),
+                           "pooled over attributes" if per_attribute else "all")
         if per_attribute:
             add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "FORMULAS §2.9, §4.13")
         an = self.anonymity
@@ -113,10 +108,7 @@ class Release:
             if "blocks" in self.params:
                 add("blocks", self.params["blocks"], "blocks", "", "microagg.partition.blocks")
             add("block size B", self.params["block_size"], "records", "", "microagg.partition.blocks")
-        add("columns masked", ", ".join(self.masked), "", "", "release")
-        add("columns confidential (unchanged)", ", ".join(self.confidential) or "none", "", "", "seed 002 §2.1")
-        add("columns dropped", ", ".join(self.dropped) or "none", "", "", "release")
-        add("columns kept unmasked", ", ".join(self.kept) or "none", "", "", "release")
+        rows += column_rows(self.masked, self.confidential, self.dropped, self.kept)
         for row in self.aggregation_report:
             at = row.get("attribute", "all")
             rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
@@ -125,6 +117,30 @@ class Release:
     def to_csv(self, path, **kwargs) -> None:
         """Write the protected table (index included unless ``index=False``)."""
         self.protected.to_csv(path, **kwargs)
+
+
+def report_row(metric, value, unit="", direction="", source="", attribute="all") -> dict:
+    """One row of a release's report."""
+    return {"metric": metric, "attribute": attribute, "value": value, "unit": unit, "direction": direction,
+            "source": source}
+
+
+def group_rows(stats: dict, where: str = "all") -> list[dict]:
+    """Report rows of the group statistics ``stats`` (``metrics.group_stats`` with k), attribute ``where``."""
+    return [report_row(metric, stats[key], unit, direction, "FORMULAS §4.12", where)
+            for metric, key, unit, direction in (("groups", "groups", "groups", ""),
+                                                 ("smallest group", "min_size", "records", ""),
+                                                 ("largest group", "max_size", "records", ""),
+                                                 ("mean group size", "mean_size", "records", ""),
+                                                 ("groups larger than 2k-1", "oversized", "groups", "lower is better"))]
+
+
+def column_rows(masked, confidential, dropped, kept) -> list[dict]:
+    """Report rows naming the columns of each role."""
+    return [report_row("columns masked", ", ".join(masked), source="release"),
+            report_row("columns confidential (unchanged)", ", ".join(confidential) or "none", source="seed 002 §2.1"),
+            report_row("columns dropped", ", ".join(dropped) or "none", source="release"),
+            report_row("columns kept unmasked", ", ".join(kept) or "none", source="release")]
 
 
 def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> tuple[dict, dict]:

@@ -6,7 +6,8 @@
 No step holds all records in one place:
 
 1. the input (CSV or Parquet files, a dask or pandas DataFrame) is read with ``dask.dataframe``;
-   every file must have the needed columns, checked on the headers before any data is read;
+   every file must have the needed columns, checked on the headers before any data is read; in-memory
+   input (pandas, numpy) is persisted on the workers once, for the passes below;
 2. one streaming pass gives every attribute's count, mean and population variance (per partition,
    combined pairwise: Chan, Golub & LeVeque 1983), the non-finite values and the largest magnitudes;
 3. a uniform sample of ``sample_size`` records builds the split tree of ``partition.blocks``
@@ -20,8 +21,8 @@ No step holds all records in one place:
    than B records (possible after routing by a sample) split exactly; then aggregated with a
    group-local aggregator, checked (every equivalence class >= k, or nothing is written) and written
    as one Parquet file;
-6. the metrics are reductions of per-partition sums (SSE, SST, IL, group sizes, smallest class);
-   DLD needs all records and is computed on a sample of whole blocks, which the report says.
+6. the metrics are reductions of per-partition sums (SSE, IL, group sizes, smallest class; SST from the
+   moments of step 2); DLD needs all records and is computed on a sample of whole blocks, which the report says.
 
 Given the same blocks (``BlockPlan.assign``), the release equals that of
 ``microaggregate(..., engine="blocks", blocks=...)`` up to the standardization's last bits (streamed
@@ -45,14 +46,15 @@ import numpy as np
 import pandas as pd
 
 from .errors import MicroaggError
-from .metrics import dld, k_anonymity
+from .metrics import dld, k_anonymity, sse
+from .metrics.anonymity import size_stats
 from .metrics.registry import get_metric
 from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .partition.univariate import principal_axis
-from .preprocess import Standardizer, as_frame
+from .preprocess import Standardizer, _is_numeric, as_frame
 from .registry import get_method
-from .release import _tidy, column_roles, resolve_methods
+from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
 LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)
@@ -60,6 +62,7 @@ DLD_SAMPLE = 20_000        # records (whole blocks) on which DLD is computed
 PARTITION_ROWS = 500_000   # records per shuffled partition, at most (whole blocks, at least one)
 BLOCK, ROW = "__microagg_block", "__microagg_row"
 FORMATS = {".parquet": "parquet", ".parq": "parquet", ".pq": "parquet", ".csv": "csv"}
+IN_MEMORY = (pd.DataFrame, pd.Series, np.ndarray)
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,8 @@ class _Job:
     uses_roles: bool
     aggregation: str
     aggregation_params: dict
-    standardizer: Standardizer
+    standardizer: Standardizer  # masked then confidential columns
+    qi: Standardizer            # masked columns
     masked: list[str]
     confidential: list[str]
     columns_out: list[str]
@@ -256,6 +260,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
 
     timings = {}
     with _client(scheduler) as client:
+        if isinstance(data, IN_MEMORY):
+            ddf = client.persist(ddf)  # the records go to the workers once, not in the graph of every pass
         parts = ddf.to_delayed()
         try:
             moments = _compute(client, [dask.delayed(_moments)(p, i, masked + conf)
@@ -269,7 +275,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                                     "microaggregation needs numbers: fix or remove those values.\n"
                                     + text.split("Usually this is due")[0].strip()) from None
             raise MicroaggError(f"reading the input failed: {type(exc).__name__}: {text}") from None
-        lengths, std, top = _combine(moments, masked + conf, k)
+        lengths, std, top, m2 = _combine(moments, masked + conf, k)
         n = int(lengths.sum())
         dq = len(masked)
 
@@ -279,7 +285,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         Xs = np.concatenate(_compute(client, [dask.delayed(_sample)(p, i, masked, int(s), seed)
                                               for i, (p, s) in enumerate(zip(parts, sizes))],
                                      progress, "sample", timings))
-        plan = build_plan(Xs, Standardizer(std.mean[:dq], std.sd[:dq]), n, B)
+        qi = Standardizer(std.mean[:dq], std.sd[:dq])
+        sst = float((m2[:dq] / qi.sd ** 2).sum())  # of the masked z-scores; a constant column (sd 1) adds 0
+        plan = build_plan(Xs, qi, n, B)
         counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
                                  "blocks", timings), axis=0)
         plan = plan.merged(counts, k)
@@ -294,13 +302,13 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         rows = max(B, min(PARTITION_ROWS, math.ceil(n / (4 * threads))))
         shuffled = routed.set_index(BLOCK, divisions=_divisions(block_sizes, rows))
         fs.makedirs(root, exist_ok=True)
-        job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, masked, conf, needed, top,
+        job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, needed, top,
                    fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks))
         stats = _compute(client, [dask.delayed(_release)(p, i, job) for i, p in enumerate(shuffled.to_delayed())],
                          progress, "release", timings)
         address = client.scheduler.address
 
-    table = _report(stats, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
+    table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
                     [c for c in names if c not in needed], address, method, aggregation)
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked, "keep": keep,
                    "confidential": conf, "engine": "dask", "block_size": B, "sample_size": int(sample_size),
@@ -316,7 +324,7 @@ def _read(data) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None]:
     """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None)."""
     if isinstance(data, dd.DataFrame):
         ddf, files = data.rename(columns=str), None
-    elif isinstance(data, (pd.DataFrame, pd.Series, np.ndarray)):
+    elif isinstance(data, IN_MEMORY):
         df = as_frame(data).rename(columns=str)
         ddf, files = dd.from_pandas(df, npartitions=max(1, math.ceil(len(df) / PARTITION_ROWS)), sort=False), None
     elif isinstance(data, (str, os.PathLike, list, tuple)):
@@ -397,9 +405,8 @@ def _matrix(df: pd.DataFrame, i: int, cols: list[str]) -> np.ndarray:
     if missing:
         raise MicroaggError(f"partition {i} of the input lacks column(s) {missing}: every partition must have them.")
     for c in cols:
-        s = df[c]
-        if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-            raise MicroaggError(f"column '{c}' is not numeric in partition {i} of the input ({s.dtype}): "
+        if not _is_numeric(df[c]):
+            raise MicroaggError(f"column '{c}' is not numeric in partition {i} of the input ({df[c].dtype}): "
                                 "microaggregation needs numbers. Convert it or leave it out.")
     return df[cols].to_numpy(dtype=np.float64)
 
@@ -415,9 +422,9 @@ def _moments(df: pd.DataFrame, i: int, cols: list[str]) -> dict:
     return {"n": len(X), "mean": mean, "m2": ((X - mean) ** 2).sum(axis=0), "bad": bad, "top": np.abs(X).max(axis=0)}
 
 
-def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, Standardizer, np.ndarray]:
-    """(partition lengths, population-sd standardizer, largest magnitudes) from the per-partition moments,
-    combined pairwise in partition order (Chan, Golub & LeVeque 1983)."""
+def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, Standardizer, np.ndarray, np.ndarray]:
+    """(partition lengths, population-sd standardizer, largest magnitudes, sums of squared deviations) from the
+    per-partition moments, combined pairwise in partition order (Chan, Golub & LeVeque 1983)."""
     bad = np.sum([m["bad"] for m in moments], axis=0)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
@@ -437,7 +444,7 @@ def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, 
                             "records. Lower k or supply more records.")
     sd = np.sqrt(m2 / n)
     top = np.max([m["top"] for m in moments], axis=0)
-    return np.array([m["n"] for m in moments], dtype=np.int64), Standardizer(mean, np.where(sd > 0, sd, 1.0)), top
+    return np.array([m["n"] for m in moments], dtype=np.int64), Standardizer(mean, np.where(sd > 0, sd, 1.0)), top, m2
 
 
 def _allocate(lengths: np.ndarray, size: int) -> np.ndarray:
@@ -480,7 +487,7 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
                              blocks=ids, **conf, **job.method_params)
     Zq = Z[:, :dq]
     Zp = get_method("aggregate", job.aggregation).func(Zq, labels, **job.aggregation_params)
-    V = _tidy(Zp * job.standardizer.sd[:dq] + job.standardizer.mean[:dq], job.top[:dq])
+    V = _tidy(job.qi.inverse(Zp), job.top[:dq])
     an = k_anonymity(V, job.k)
     if not an["k_anonymous"]:
         raise MicroaggError(f"internal check failed: partition {i} has an equivalence class of {an['min_class']} < "
@@ -490,10 +497,8 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
     path = f"{job.out}/part-{i:05d}.parquet"
     with fsspec.open(path, "wb") as f:
         out.to_parquet(f, index=False)
-    sizes = np.bincount(labels)
     sample = np.isin(routed, list(job.dld_blocks))
-    return {"file": path, "n": len(df), "sse": float(((Zq - Zp) ** 2).sum()), "sz": Zq.sum(axis=0),
-            "szz": (Zq ** 2).sum(axis=0), "size_counts": np.bincount(sizes), "groups": len(sizes),
+    return {"file": path, "sse": sse(Zq, Zp), "size_counts": np.bincount(np.bincount(labels)),
             "blocks": np.bincount(ids), "min_class": an["min_class"],
             "dld": (Zq[sample], Zp[sample]) if sample.any() else None}
 
@@ -560,25 +565,22 @@ def _dld_blocks(block_sizes: np.ndarray, target: int, seed: int) -> np.ndarray:
     return np.sort(order[:upto])
 
 
-def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dropped, address, method,
+def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dropped, address, method,
             aggregation) -> pd.DataFrame:
     """The engine's report (see ``DaskRelease.report``)."""
     rows = []
 
     def add(metric, value, unit="", direction="", source=""):
-        rows.append({"metric": metric, "attribute": "all", "value": value, "unit": unit, "direction": direction,
-                     "source": source})
+        rows.append(report_row(metric, value, unit, direction, source))
 
     def registered(name, value, note):
         m = get_metric(name)
         add(name, value, m.unit, m.direction, f"{m.source}; {note}")
 
-    sse = sum(s["sse"] for s in stats)
-    sz = np.sum([s["sz"] for s in stats], axis=0)
-    sst = float((np.sum([s["szz"] for s in stats], axis=0) - sz ** 2 / n).sum())
+    total = sum(s["sse"] for s in stats)
     reduction = "sum over the partitions"
-    registered("IL", 100.0 * sse / sst if sst > 0 else float("nan"), reduction)
-    registered("SSE", sse, reduction)
+    registered("IL", 100.0 * total / sst if sst > 0 else float("nan"), reduction)
+    registered("SSE", total, reduction)
     registered("SST", sst, reduction)
     linked = [s["dld"] for s in stats if s["dld"] is not None]
     if linked:
@@ -592,13 +594,7 @@ def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dro
     counts = np.zeros(max(len(s["size_counts"]) for s in stats), dtype=np.int64)
     for s in stats:
         counts[:len(s["size_counts"])] += s["size_counts"]
-    sizes = np.flatnonzero(counts)
-    groups = int(counts.sum())
-    add("groups", groups, "groups", "", "FORMULAS §4.12")
-    add("smallest group", int(sizes.min()), "records", "", "FORMULAS §4.12")
-    add("largest group", int(sizes.max()), "records", "", "FORMULAS §4.12")
-    add("mean group size", n / groups, "records", "", "FORMULAS §4.12")
-    add("groups larger than 2k-1", int(counts[2 * k:].sum()), "groups", "lower is better", "FORMULAS §4.12")
+    rows += group_rows(size_stats(np.repeat(np.arange(len(counts)), counts), k))
     add("smallest equivalence class", min(s["min_class"] for s in stats), "records", "higher is better",
         "FORMULAS §4.13; within each partition written, a lower bound for the whole release")
     add("records in classes < k", 0, "records", "lower is better", "FORMULAS §4.13 (checked per partition)")
@@ -613,8 +609,5 @@ def _report(stats, k, n, B, plan, block_sizes, n_sample, masked, conf, keep, dro
     add("smallest block", int(final.min()), "records", "", "")
     add("largest block", int(final.max()), "records", "", "")
     add("partitions written", len(stats), "files", "", "Parquet")
-    add("columns masked", ", ".join(masked), "", "", "release")
-    add("columns confidential (unchanged)", ", ".join(conf) or "none", "", "", "seed 002 §2.1")
-    add("columns dropped", ", ".join(dropped) or "none", "", "", "release")
-    add("columns kept unmasked", ", ".join(keep) or "none", "", "", "release")
+    rows += column_rows(masked, conf, dropped, keep)
     return pd.DataFrame(rows, columns=["metric", "attribute", "value", "unit", "direction", "source"])

@@ -31,6 +31,8 @@ import numpy as np
 
 from ._quartic import cubic_outer_roots, quartic, quartic_curvature
 
+PATIENCE = 3  # Newton iterations without halving the residual before an attribute counts as stalled
+
 
 @dataclass
 class Problem:
@@ -158,17 +160,16 @@ def _model(st: State, r1, r2):
     return 0.5 * (a22 * r1 * r1 - 2.0 * a12 * r1 * r2 + a11 * r2 * r2) / det
 
 
-def newton(prob: Problem, lam, mu, fixed: State | None = None, tau=None, tol: float = 1e-12,
-           max_iter: int = 40, patience: int = 3):
+def newton(prob: Problem, lam, mu, fixed: State | None = None, tau=None, tol: float = 1e-12, max_iter: int = 40):
     """Damped Newton ascent on the dual, on the basin-fixed dual (start state ``fixed``; ``lam``
     and ``mu`` are then ignored) or on the smoothed dual (temperatures ``tau``).
 
     A step is accepted when q rises (Armijo), or when q stays level to rounding while the
     residual halves (near the optimum q no longer resolves the progress); on the basin-fixed dual
     a step that lowers the residual is also accepted (a vanished basin forces a group over).
-    On the plain dual an attribute is ``stalled`` when the line search fails or the residual has
-    not fallen below half its best value for ``patience`` iterations: Newton is circling a kink.
-    Returns the final state, iterations per attribute and the stalled flags.
+    On the plain dual an attribute stalls, and is left as it is, when the line search fails or the
+    residual has not fallen below half its best value for ``PATIENCE`` iterations: Newton is circling
+    a kink. Returns the final state and the iterations per attribute.
     """
     st = evaluate(prob, lam, mu, tau=tau) if fixed is None else fixed
     d = len(st.lam)
@@ -211,9 +212,9 @@ def newton(prob: Problem, lam, mu, fixed: State | None = None, tau=None, tol: fl
             r = scaled_residual(sub, new)
             slow[active] = np.where(r <= 0.5 * best[active], 0, slow[active] + 1)
             best[active] = np.minimum(best[active], r)
-            stalled[active] |= slow[active] >= patience
+            stalled[active] |= slow[active] >= PATIENCE
         st = _put(st, active, new)
-    return st, iters, stalled
+    return st, iters
 
 
 def _rows(st: State, idx) -> State:
@@ -259,7 +260,7 @@ def smooth(prob: Problem, st: State, start: float = 0.01, level_tol: float = 1e-
     while going.any():
         idx = np.flatnonzero(going)
         sub, cur = prob.take(idx), _rows(last, idx)
-        soft, it, _ = newton(sub, cur.lam, cur.mu, tau=tau[idx], tol=level_tol, max_iter=6)
+        soft, it = newton(sub, cur.lam, cur.mu, tau=tau[idx], tol=level_tol, max_iter=6)
         iters[idx] += it
         exact = evaluate(sub, soft.lam, soft.mu)
         last = _put(last, idx, exact)
@@ -321,7 +322,7 @@ def polish(prob: Problem, st: State, tol: float = 1e-12, max_rounds: int = 20):
     start = _sides(prob, st, _round(prob, st))
     for _ in range(max_rounds):
         sub = prob.take(rows)
-        fixed, it, _ = newton(sub, None, None, start, tol=tol, max_iter=30)
+        fixed, it = newton(sub, None, None, start, tol=tol, max_iter=30)
         total[rows] += it
         f = np.where(scaled_residual(sub, fixed) <= tol, sub.objective(fixed.v), np.inf)
         better = f < best_f[rows]
@@ -350,13 +351,12 @@ def _sides(prob: Problem, st: State, right: np.ndarray) -> State:
 
 @dataclass
 class DualSolution:
-    """Per attribute: shifts v (d, m), the best dual value seen (a lower bound on the optimum),
-    iterations (Newton and descent steps), and whether the dual had a kink there."""
+    """Per attribute: shifts v (d, m), the best dual value seen (a lower bound on the optimum) and
+    iterations (Newton and descent steps)."""
 
     v: np.ndarray
     bound: np.ndarray
     iterations: np.ndarray
-    kinked: np.ndarray
 
 
 def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float = 1e-5,
@@ -377,7 +377,7 @@ def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float
     T = (prob.N * prob.C ** 2).sum(axis=1)
     s = np.sqrt(prob.S / np.where(T > 0, T, 1.0))
     mu0 = np.where(T > 0, (1.0 - alpha) * (1.0 / s - 1.0), 0.0)
-    st, iters, _ = newton(prob, np.zeros(d), mu0, tol=tol)
+    st, iters = newton(prob, np.zeros(d), mu0, tol=tol)
     v, q = st.v.copy(), st.q.copy()
     kinked = np.flatnonzero(scaled_residual(prob, st) > tol)
     f = np.full(d, np.inf)
@@ -410,9 +410,7 @@ def solve_dual(prob: Problem, alpha: float, tol: float = 1e-12, retry_gap: float
             iters[t] += extra[i]
             if fv[i] < f[t]:
                 f[t], v[t] = fv[i], found[i]
-    flags = np.zeros(d, dtype=bool)
-    flags[kinked] = True
-    return DualSolution(v, q, iters, flags)
+    return DualSolution(v, q, iters)
 
 
 def retract(prob: Problem, u: np.ndarray) -> np.ndarray:
@@ -488,15 +486,15 @@ def renormalization(prob: Problem) -> DualSolution:
     s = np.sqrt(prob.S / np.where(ok, T, 1.0))
     v = np.where(ok, s - 1.0, 0.0)[:, None] * prob.C
     bound = np.where(ok, (np.sqrt(prob.S) - np.sqrt(T)) ** 2, 0.0)
-    return DualSolution(v, bound, np.zeros(len(T), dtype=np.int64), np.zeros(len(T), dtype=bool))
+    return DualSolution(v, bound, np.zeros(len(T), dtype=np.int64))
 
 
-def trust_constr(prob: Problem, start: np.ndarray | None = None, tol: float = 1e-10, max_iter: int = 3000):
+def trust_constr(prob: Problem, tol: float = 1e-10, max_iter: int = 3000):
     """scipy ``trust-constr`` on each attribute, from v = 0 (the paper's natural start: the plain
-    means) unless ``start`` (d, m) is given: the independent cross-check of ``solve_dual``.
+    means): the independent cross-check of ``solve_dual``.
 
     Exact gradient and diagonal Hessian of f; the mean constraint is linear, the variance
-    constraint quadratic with its exact Jacobian and Hessian. Returns (v, iterations, messages).
+    constraint quadratic with its exact Jacobian and Hessian. Returns (v, iterations).
     A dual bound for its answer comes from ``multipliers`` + ``evaluate``.
     """
     from scipy.optimize import LinearConstraint, NonlinearConstraint, minimize
@@ -504,9 +502,8 @@ def trust_constr(prob: Problem, start: np.ndarray | None = None, tol: float = 1e
 
     d, m = prob.C.shape
     N = prob.N
-    v = np.zeros((d, m)) if start is None else np.array(start, dtype=np.float64)
+    v = np.zeros((d, m))
     iters = np.zeros(d, dtype=np.int64)
-    messages = []
     for t in range(d):
         c4, c3, c2, c1, c0 = prob.q4[t], prob.q3[t], prob.q2[t], prob.q1[t], prob.q0[t]
         C, S = prob.C[t], prob.S[t]
@@ -527,8 +524,7 @@ def trust_constr(prob: Problem, start: np.ndarray | None = None, tol: float = 1e
         res = minimize(fun, v[t], jac=jac, hess=hess, method="trust-constr", constraints=[mean, var],
                        options={"gtol": tol, "xtol": tol, "maxiter": max_iter})
         v[t], iters[t] = res.x, res.nit
-        messages.append(str(res.message))
-    return v, iters, messages
+    return v, iters
 
 
 def multipliers(prob: Problem, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -30,7 +30,7 @@ cross-check (seconds instead of milliseconds). Both report a dual bound.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -71,7 +71,6 @@ class P3MResult:
     certified: np.ndarray
     shifts: object
     solver: str
-    params: dict = field(default_factory=dict)
 
     @property
     def success(self) -> bool:
@@ -164,11 +163,9 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
     gap = cat["objective"] - cat["bound"]
     certified = feasible & (gap <= gap_tol * np.maximum(np.abs(cat["objective"]), 1.0))
     status = tuple("optimal" if c else ("local" if f else "infeasible") for c, f in zip(certified, feasible))
-    params = {"alpha": alpha, "delta": delta, "relative": bool(relative), "w": w, "weights": weights,
-              "w_seed": w_seed, "solver": solver, "tol": tol, "gap_tol": gap_tol}
     return P3MResult(Zp=Zp, objective=cat["objective"], dual_bound=cat["bound"], gap=gap,
                      mean_error=mean_error, variance_error=variance_error, iterations=cat["iterations"],
-                     status=status, certified=certified, shifts=shifts, solver=solver, params=params)
+                     status=status, certified=certified, shifts=shifts, solver=solver)
 
 
 def _check_data(Z, labels, k):
@@ -243,7 +240,7 @@ def _solve_live(sub, live, alpha, solver, v, bound, iterations) -> None:
             sol = solvers.solve_dual(sub, alpha)
             v[live], bound[live], iterations[live] = sol.v, sol.bound, sol.iterations
         else:
-            v[live], iterations[live], _ = solvers.trust_constr(sub)
+            v[live], iterations[live] = solvers.trust_constr(sub)
             lam, mu = solvers.multipliers(sub, v[live])
             bound[live] = solvers.evaluate(sub, lam, mu).q
 

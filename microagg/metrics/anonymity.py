@@ -15,7 +15,12 @@ def group_sizes(labels) -> np.ndarray:
 
 def group_stats(labels, k: int | None = None) -> dict:
     """Number of groups and min / max / mean group size; with ``k``, groups larger than 2k-1."""
-    sizes = group_sizes(labels)
+    return size_stats(group_sizes(labels), k)
+
+
+def size_stats(sizes, k: int | None = None) -> dict:
+    """:func:`group_stats` from the size of every group."""
+    sizes = np.asarray(sizes)
     out = {"groups": int(sizes.size), "min_size": int(sizes.min()), "max_size": int(sizes.max()),
            "mean_size": float(sizes.mean())}
     if k is not None:
