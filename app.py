@@ -237,7 +237,8 @@ with st.sidebar:
     st.header("Metrics")
     eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p")}
     dld_rule = st.selectbox("DLD rule (risk-utility map)", RULES, key="m-dld", format_func=RULE_TITLES.get,
-                            help="When an intruder's nearest-neighbour link counts as a disclosure (FORMULAS §4.6; "
+                            help="When an intruder's nearest-neighbour link counts as a disclosure (docs/metrics.md "
+                                 "§4.6; "
                                  "the report lists every rule).")
 
 if not columns:
@@ -267,7 +268,8 @@ except ma.MicroaggError as exc:
 
 values = overall(report)
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Information loss (IL)", f"{float(values['IL']):.3f} %", help="100·SSE/SST on z-scores (seed 003 Eq. 4)")
+c1.metric("Information loss (IL)", f"{float(values['IL']):.3f} %", help="100·SSE/SST on z-scores (Chettri, Paul & "
+                                                                        "Dutta, Eq. 4)")
 c2.metric("Groups", int(report.loc[report["metric"] == "groups", "value"].iloc[0]))
 c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
           help="Released rows identical on all masked columns; k-anonymity needs at least k.")
@@ -394,7 +396,8 @@ with tab_risk:
                        f"(sidebar, Metrics); {part.name} with the sidebar's parameters.")
 
 with tab_privacy:
-    st.write("Seed 000's model: each owner asks that the released value stay at least **Δ** away from theirs, with "
+    st.write("Mortazavi & Jalili's (2017) model: each owner asks that the released value stay at least **Δ** away "
+             "from theirs, with "
              "importance **w**; P3M shifts every group's value to satisfy as many wishes as it can, trading them "
              "against information loss with **α**, while keeping every mean and variance. The satisfaction level "
              "SL is the weighted share of wishes met.")

@@ -8,7 +8,7 @@ release of Tarragona, Census and EIA, and the same call with ``Release.report``.
 
 Table 2: DLD on standardized N(0, I) data, d = 10, masked by MDAV-generic k = 3 + mean (the
 partition is not timed). "original -> masked" is the search behind the rules expected and
-lowest_index (and SDID); "masked -> original" the search behind 1st / 2nd / 1st_or_2nd (seed 003
+lowest_index (and SDID); "masked -> original" the search behind 1st / 2nd / 1st_or_2nd (Chettri, Paul & Dutta
 Eq. 5). The baseline computes exact distances to every record in chunks (no tree) with the same
 tie rules; the script checks that both give the same values. Times are the best of --repeat runs;
 the CPU time of that run (summed over the search threads) shows the work when the machine is

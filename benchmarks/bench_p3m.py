@@ -3,7 +3,7 @@
     python benchmarks/bench_p3m.py              # Tarragona, Census, EIA; k = 3, 10; w = 0.001 and random
     python benchmarks/bench_p3m.py --k 3 4 5 10
 
-Setting of seed 000 Tables 2-3: MDAV classic partition (not timed), alpha = 0.5, Delta = 0.1 absolute,
+Setting of Mortazavi & Jalili 2017, Tables 2-3: MDAV classic partition (not timed), alpha = 0.5, Delta = 0.1 absolute,
 w = 0.001 or w = RandomState(1).rand(d, n).T. "dual" is ``p3m_solve(..., solver="dual")`` (the default),
 best of --repeat runs, including validation and the problem set-up; "trust-constr" is the same call with
 ``solver="trust-constr"`` (scipy, from delta = 0, exact gradient and Hessian), one run. Objectives are

@@ -7,7 +7,7 @@
 Data: N(0, I), d = 10, k = 3, MDAV-generic, generated in chunks of 10^6 rows (chunk i from
 ``default_rng([0, i])``), so every size is a prefix of the larger ones and the Dask input (one Parquet
 file per chunk, written to --workdir or a temporary directory) holds the same records. IL is
-partition IL (seed 003 Eq. 4) on the z-scores of all n records.
+partition IL (Chettri, Paul & Dutta, Eq. 4) on the z-scores of all n records.
 
 Table 0, the split rule: IL penalty of blocks cut along the first principal axis (the engine's rule)
 and along the attribute of largest variance, MDAV k = 3, on the CASC sets and on N(0, I). Table 1, in

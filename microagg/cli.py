@@ -18,15 +18,15 @@ from . import published
 from .aggregate import mean, p3m_solve
 from .datasets import list_datasets, load_dataset
 from .errors import MicroaggError
+from .hmpfsom_tables import reproduce_hmpfsom
 from .metrics import dld, partition_information_loss, pil, satisfaction_level, sdid
-from .metrics.scores import dr_seed000, si_seed000
+from .metrics.scores import dr_mortazavi, si_mortazavi
 from .partition import cvmdav, iamat, mdav, vmdav
 from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .preprocess import renormalize as _renormalize
 from .preprocess import standardize
 from .registry import get_method, methods
 from .release import ENGINES, microaggregate
-from .seed002 import reproduce_hmpfsom
 
 
 def _parse_params(items: list[str]) -> dict[str, str]:
@@ -136,7 +136,9 @@ def _run_dask(args) -> int:
 
 
 def reproduce_mdav() -> pd.DataFrame:
-    """Seed 003 Tables 1-3 (MDAV, MDAV-1, MDAV-generic rows) and seed 004 Table II (MDAV) beside ours."""
+    """Chettri, Paul & Dutta, Tables 1-3 (MDAV, MDAV-1, MDAV-generic rows) and Oommen & Fayyoumi 2010, Table II
+    (MDAV) beside ours.
+    """
     rows = []
     cache = {name: standardize(load_dataset(name)) for name in ("tarragona", "census", "eia")}
 
@@ -144,20 +146,22 @@ def reproduce_mdav() -> pd.DataFrame:
         Z = cache[name]
         return partition_information_loss(Z, mdav(Z, k, variant))
 
-    for row, variant in published.SEED003_MDAV_VARIANT.items():
-        for name, values in published.SEED003_IL[row].items():
-            for k, pub in zip(published.K_SEED003, values):
+    for row, variant in published.CHETTRI_MDAV_VARIANT.items():
+        for name, values in published.CHETTRI_IL[row].items():
+            for k, pub in zip(published.K_CHETTRI, values):
                 ours = il(name, k, variant)
-                note = published.SEED003_NOT_REPRODUCED.get((row, name, k), "")
-                rows.append({"table": "seed 003 Tables 1-3", "row": row, "variant": variant, "data": name, "k": k,
+                note = published.CHETTRI_NOT_REPRODUCED.get((row, name, k), "")
+                rows.append({"table": "Chettri, Paul & Dutta, Tables 1-3", "row": row, "variant": variant,
+                             "data": name, "k": k,
                              "published": pub, "ours": round(ours, 4), "match": published.matches(ours, pub),
                              "note": note})
-    for name, values in published.SEED004_IL["MDAV"].items():
-        for k, pub in zip(published.K_SEED004, values):
+    for name, values in published.OOMMEN_IL["MDAV"].items():
+        for k, pub in zip(published.K_OOMMEN, values):
             ours = il(name, k, "single")
-            rows.append({"table": "seed 004 Table II", "row": "MDAV", "variant": "single", "data": name, "k": k,
+            rows.append({"table": "Oommen & Fayyoumi 2010, Table II", "row": "MDAV", "variant": "single",
+                         "data": name, "k": k,
                          "published": pub, "ours": round(ours, 4), "match": published.matches(ours, pub),
-                         "note": published.SEED004_NOT_REPRODUCED.get(("MDAV", name), "")})
+                         "note": published.OOMMEN_NOT_REPRODUCED.get(("MDAV", name), "")})
     table = pd.DataFrame(rows)
     table.attrs["criterion"] = "IL %, tolerance 0.001 after truncation to the printed precision"
     return table
@@ -171,14 +175,17 @@ def _mdav_z(name: str, k: int, variant: str, renormalize: bool):
 
 
 def reproduce_sl() -> pd.DataFrame:
-    """Seed 000 Tables 2-3, MDAV SL: MDAV classic, renormalized centroids, Δ = 0.1, w = 0.001 or seeded rand."""
+    """Mortazavi & Jalili 2017, Tables 2-3, MDAV SL: MDAV classic, renormalized centroids, Δ = 0.1, w = 0.001 or
+    seeded rand.
+    """
     rows = []
-    for table, sets in published.SEED000_SL_MDAV.items():
-        w, tol = published.SEED000_SL_WEIGHTS[table], published.SEED000_SL_TOLERANCE[table]
+    for table, sets in published.MORTAZAVI_SL_MDAV.items():
+        w, tol = published.MORTAZAVI_SL_WEIGHTS[table], published.MORTAZAVI_SL_TOLERANCE[table]
         for name, values in sets.items():
-            for k, pub in zip(published.K_SEED000, values):
+            for k, pub in zip(published.K_MORTAZAVI, values):
                 ours = satisfaction_level(*_mdav_z(name, k, "classic", True), delta=0.1, w=w, w_seed=1)
-                rows.append({"table": f"seed 000 {table}", "row": "MDAV SL", "variant": "classic", "data": name,
+                rows.append({"table": f"Mortazavi & Jalili 2017 {table}", "row": "MDAV SL", "variant": "classic",
+                             "data": name,
                              "k": k, "published": pub, "ours": round(ours, 4),
                              "match": abs(ours - float(pub)) <= tol + 1e-9, "note": ""})
     table = pd.DataFrame(rows)
@@ -187,40 +194,45 @@ def reproduce_sl() -> pd.DataFrame:
 
 
 def reproduce_dld() -> pd.DataFrame:
-    """Seed 003 Table 4 (DLD, 1st or 2nd nearest) beside ours; the published column is CV-MDAV's."""
+    """Chettri, Paul & Dutta, Table 4 (DLD, 1st or 2nd nearest) beside ours; the published column is CV-MDAV's."""
     rows = []
-    for name, values in published.SEED003_DLD.items():
+    for name, values in published.CHETTRI_DLD.items():
         Z = standardize(load_dataset(name))
-        for k, pub in zip(published.K_SEED003, values):
+        for k, pub in zip(published.K_CHETTRI, values):
             ours = dld(Z, mean(Z, cvmdav(Z, k)), rule="1st_or_2nd")
-            rows.append({"table": "seed 003 Table 4", "row": "CV-MDAV DLD", "variant": "cvmdav (literal reading), mean",
+            rows.append({"table": "Chettri, Paul & Dutta, Table 4", "row": "CV-MDAV DLD",
+                         "variant": "cvmdav (literal reading), mean",
                          "data": name, "k": k, "published": pub, "ours": round(ours, 4),
-                         "match": published.matches(ours, pub), "note": published.SEED003_DLD_NOTE})
+                         "match": published.matches(ours, pub), "note": published.CHETTRI_DLD_NOTE})
     table = pd.DataFrame(rows)
     table.attrs["criterion"] = "DLD %, tolerance 0.001 after truncation; not expected to match, see the note"
     return table
 
 
 def reproduce_scores() -> pd.DataFrame:
-    """Seed 004 Table III (Census, MDAV: G_IL, RLD, ID, G_DR, SI) and seed 000 Table 4 (MDAV SI) beside ours."""
+    """Oommen & Fayyoumi 2010, Table III (Census, MDAV: G_IL, RLD, ID, G_DR, SI) and Mortazavi & Jalili 2017, Table
+    4 (MDAV SI) beside ours.
+    """
     rows = []
     df = load_dataset("census")
-    for k_i, k in enumerate(published.K_SEED004):
-        rep = microaggregate(df, k, variant="single").report(keys=list(published.SEED004_KEYS))
+    for k_i, k in enumerate(published.K_OOMMEN):
+        rep = microaggregate(df, k, variant="single").report(keys=list(published.OOMMEN_KEYS))
         value = rep[rep["attribute"] == "all"].set_index("metric")["value"]
-        for metric, values in published.SEED004_TABLE3_MDAV.items():
+        for metric, values in published.OOMMEN_TABLE3_MDAV.items():
             ours, pub = float(value[metric]), values[k_i]
-            note = published.SEED004_TABLE3_NOTE.get(metric, "")
+            note = published.OOMMEN_TABLE3_NOTE.get(metric, "")
             if not note and metric != "G_IL":
                 note = "depends on RLD and ID"
-            rows.append({"table": "seed 004 Table III", "row": metric, "variant": "single", "data": "census", "k": k,
+            rows.append({"table": "Oommen & Fayyoumi 2010, Table III", "row": metric, "variant": "single",
+                         "data": "census", "k": k,
                          "published": pub, "ours": round(ours, 4), "match": published.rounds_to(ours, pub),
                          "note": note})
-    for name, values in published.SEED000_SI_MDAV.items():
-        for k, pub in zip(published.K_SEED000, values):
+    for name, values in published.MORTAZAVI_SI_MDAV.items():
+        for k, pub in zip(published.K_MORTAZAVI, values):
             Z, Zp = _mdav_z(name, k, "classic", True)
-            ours = si_seed000(dr_seed000(dld(Z, Zp, rule="lowest_index"), sdid(Z, Zp)), pil(Z, Zp))
-            rows.append({"table": "seed 000 Table 4", "row": "MDAV SI", "variant": "classic", "data": name, "k": k,
+            ours = si_mortazavi(dr_mortazavi(dld(Z, Zp, rule="lowest_index"), sdid(Z, Zp)), pil(Z, Zp))
+            rows.append({"table": "Mortazavi & Jalili 2017, Table 4", "row": "MDAV SI", "variant": "classic",
+                         "data": name, "k": k,
                          "published": pub, "ours": round(ours, 4), "match": published.rounds_to(ours, pub),
                          "note": "not reproduced: the paper does not give PIL's density estimate nor DLD/SDID details"})
     table = pd.DataFrame(rows)
@@ -229,7 +241,8 @@ def reproduce_scores() -> pd.DataFrame:
 
 
 def reproduce_p3m(local: bool = False) -> pd.DataFrame:
-    """Seed 000 Tables 2 and 3, P3M row (SL %), beside ours with objective, dual bound and certification.
+    """Mortazavi & Jalili 2017, Tables 2 and 3, P3M row (SL %), beside ours with objective, dual bound and
+    certification.
 
     Setting: MDAV classic, alpha = 0.5, Delta = 0.1 absolute (z units); Table 2 w = 0.001, Table 3
     w = RandomState(1).rand(d, n).T per (data set, k). ``local`` adds scipy trust-constr from
@@ -239,12 +252,12 @@ def reproduce_p3m(local: bool = False) -> pd.DataFrame:
     rows = []
     for name in ("tarragona", "census", "eia"):
         Z = standardize(load_dataset(name))
-        for k, pub2, pub3 in zip(published.K_SEED000, published.SEED000_TABLE2_P3M[name],
-                                 published.SEED000_TABLE3_P3M[name]):
+        for k, pub2, pub3 in zip(published.K_MORTAZAVI, published.MORTAZAVI_TABLE2_P3M[name],
+                                 published.MORTAZAVI_TABLE3_P3M[name]):
             labels = mdav(Z, k, "classic")
             base = _renormalize(mean(Z, labels))
-            for table, pub, weights, tol in (("seed 000 Table 2", pub2, "given", 0.1),
-                                             ("seed 000 Table 3", pub3, "random", 1.0)):
+            for table, pub, weights, tol in (("Mortazavi & Jalili 2017, Table 2", pub2, "given", 0.1),
+                                             ("Mortazavi & Jalili 2017, Table 3", pub3, "random", 1.0)):
                 w = 0.001 if weights == "given" else "random"
                 res = p3m_solve(Z, labels, alpha=0.5, delta=0.1, w=0.001, weights=weights, w_seed=1)
                 ours = satisfaction_level(Z, res.Zp, 0.1, w, w_seed=1)
@@ -270,7 +283,9 @@ def reproduce_p3m(local: bool = False) -> pd.DataFrame:
 
 
 def reproduce_partition() -> pd.DataFrame:
-    """Seed 003 Tables 1-3 (MDAV-1, V-MDAV, CV-MDAV rows) and seed 004 Table II (IAMAT) beside ours."""
+    """Chettri, Paul & Dutta, Tables 1-3 (MDAV-1, V-MDAV, CV-MDAV rows) and Oommen & Fayyoumi 2010, Table II
+    (IAMAT) beside ours.
+    """
     Zs = {name: standardize(load_dataset(name)) for name in ("tarragona", "census", "eia")}
     trunc = "0.001 after truncation"
     rows = []
@@ -280,27 +295,29 @@ def reproduce_partition() -> pd.DataFrame:
                      "ours": round(ours, 4), "tolerance": tolerance, "match": bool(match), "note": note})
 
     for name, Z in Zs.items():
-        gamma = published.SEED003_VMDAV_GAMMA[name]
-        for k, pub in zip(published.K_SEED003, published.SEED003_IL["MDAV-1"][name]):
+        gamma = published.CHETTRI_VMDAV_GAMMA[name]
+        for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL["MDAV-1"][name]):
             ours = partition_information_loss(Z, mdav(Z, k, "mdav1"))
-            add("seed 003 Tables 1-3", "MDAV-1", "mdav variant=mdav1", name, k, pub, ours, trunc,
+            add("Chettri, Paul & Dutta, Tables 1-3", "MDAV-1", "mdav variant=mdav1", name, k, pub, ours, trunc,
                 published.matches(ours, pub))
-        for k, pub in zip(published.K_SEED003, published.SEED003_IL["V-MDAV"][name]):
+        for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL["V-MDAV"][name]):
             ours = partition_information_loss(Z, vmdav(Z, k, gamma))
-            add("seed 003 Tables 1-3", "V-MDAV", f"vmdav gamma={gamma} centroid=fixed", name, k, pub, ours,
+            add("Chettri, Paul & Dutta, Tables 1-3", "V-MDAV", f"vmdav gamma={gamma} centroid=fixed", name, k, pub,
+                ours,
                 f"{published.VMDAV_TOLERANCE} absolute", abs(ours - float(pub)) <= published.VMDAV_TOLERANCE)
-        for k, pub in zip(published.K_SEED003, published.SEED003_IL["CV-MDAV"][name]):
+        for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL["CV-MDAV"][name]):
             ours = partition_information_loss(Z, cvmdav(Z, k))
             match = published.matches(ours, pub)
-            add("seed 003 Tables 1-3", "CV-MDAV", "cvmdav (literal reading)", name, k, pub, ours, trunc, match,
-                "" if match else published.SEED003_CVMDAV_NOTE)
-    for name, values in published.SEED004_IL["IAMAT"].items():
-        for k, pub in zip(published.K_SEED004, values):
+            add("Chettri, Paul & Dutta, Tables 1-3", "CV-MDAV", "cvmdav (literal reading)", name, k, pub, ours,
+                trunc, match,
+                "" if match else published.CHETTRI_CVMDAV_NOTE)
+    for name, values in published.OOMMEN_IL["IAMAT"].items():
+        for k, pub in zip(published.K_OOMMEN, values):
             ours = partition_information_loss(Zs[name], iamat(Zs[name], k))
             rel = abs(ours - float(pub)) / float(pub)
-            add("seed 004 Table II", "IAMAT", "iamat (literal, log domain)", name, k, pub, ours,
+            add("Oommen & Fayyoumi 2010, Table II", "IAMAT", "iamat (literal, log domain)", name, k, pub, ours,
                 f"{published.IAMAT_RELATIVE_TOLERANCE:.1%} relative", rel <= published.IAMAT_RELATIVE_TOLERANCE,
-                published.SEED004_IAMAT_NOTE)
+                published.OOMMEN_IAMAT_NOTE)
     table = pd.DataFrame(rows)
     table.attrs["criterion"] = "IL %, within the tolerance column"
     return table
@@ -358,7 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--aggregation", default="mean", help="aggregation (see 'methods')")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="a method or aggregation parameter, e.g. variant=classic (repeatable)")
-    run.add_argument("--renormalize", action="store_true", help="restore unit variance (seed 000 Eq. 5)")
+    run.add_argument("--renormalize", action="store_true", help="restore unit variance (Mortazavi & Jalili 2017, "
+                                                                "Eq. 5)")
     run.add_argument("--out", help="write the protected table to this CSV file (--engine dask: a new directory of "
                      "Parquet files)")
     run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "

@@ -2,7 +2,7 @@
 
 Every loader returns a pandas DataFrame of numeric attributes, ready for
 ``microaggregate``. See ``data/README.md`` for provenance and attribute choices.
-The CASC sets and seed 002's worked examples also carry a role split of their
+The CASC sets and Abidi, Ben Yahia & Perera's (2018) worked examples also carry a role split of their
 columns into quasi-identifiers and confidential attributes: ``roles(name)``, or
 ``df.attrs["roles"]`` of the loaded DataFrame.
 """
@@ -24,13 +24,15 @@ EIA_ATTRIBUTES = [
     "UTILITYID", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE",
     "INDSALES", "OTHREVENUE", "OTHRSALES", "TOTREVENUE", "TOTSALES",
 ]
-EIA_SEED002 = ["MONTH"] + EIA_ATTRIBUTES[1:]
+EIA_ABIDI = ["MONTH"] + EIA_ATTRIBUTES[1:]
 
-# Number of quasi-identifiers in seed 002 §4.3 (Figures 1-6 "|Qid| = 5 / 7", Tables 9-12). Which columns they
+# Number of quasi-identifiers in Abidi, Ben Yahia & Perera 2018, §4.3 (Figures 1-6 "|Qid| = 5 / 7", Tables 9-12).
+# Which columns they
 # are is not said: the first ones in the CASC column order are taken [decision]. For Census these are AFNLWGT,
-# AGI, EMCONTRB, FEDTAX, PTOTVAL (five of seed 004's seven key variables); for EIA the month (or UTILITYID)
+# AGI, EMCONTRB, FEDTAX, PTOTVAL (five of Oommen & Fayyoumi's (2010) seven key variables); for EIA the month (or
+# UTILITYID)
 # and the residential, commercial and industrial revenue and sales.
-SEED002_QI_COUNT = {"tarragona": 5, "census": 5, "eia": 7}
+ABIDI_QI_COUNT = {"tarragona": 5, "census": 5, "eia": 7}
 
 
 def data_dir() -> Path:
@@ -63,10 +65,11 @@ def with_roles(df: pd.DataFrame, qi) -> pd.DataFrame:
 
 
 def roles(name: str, **kwargs) -> dict[str, list[str]]:
-    """The role split of a bundled data set: ``{"qi": [...], "confidential": [...]}`` (seed 002 §4.3).
+    """The role split of a bundled data set: ``{"qi": [...], "confidential": [...]}`` (Abidi, Ben Yahia & Perera
+    2018, §4.3).
 
     ``kwargs`` are the loader's, e.g. ``roles("census", qi=["AGI", "FEDTAX"])`` or
-    ``roles("eia", variant="seed002")``. Pass ``roles(name)["confidential"]`` to
+    ``roles("eia", variant="abidi")``. Pass ``roles(name)["confidential"]`` to
     ``microaggregate(..., confidential=...)``.
     """
     split = load_dataset(name, **kwargs).attrs.get("roles")
@@ -78,44 +81,48 @@ def roles(name: str, **kwargs) -> dict[str, list[str]]:
 def tarragona(qi=None) -> pd.DataFrame:
     """Tarragona: 834 companies x 13 numeric attributes (CASC).
 
-    Roles (``attrs["roles"]``): ``qi`` (default: the first 5 columns, seed 002 §4.3), the rest confidential.
+    Roles (``attrs["roles"]``): ``qi`` (default: the first 5 columns, Abidi, Ben Yahia & Perera 2018, §4.3), the rest
+    confidential.
     """
     df = _read("tarragona")
-    return with_roles(df, df.columns[:SEED002_QI_COUNT["tarragona"]] if qi is None else qi)
+    return with_roles(df, df.columns[:ABIDI_QI_COUNT["tarragona"]] if qi is None else qi)
 
 
 def census(qi=None) -> pd.DataFrame:
     """Census: 1080 records x 13 numeric attributes (CASC, U.S. Census DES 2000).
 
     Roles (``attrs["roles"]``): ``qi`` (default: the first 5 columns, AFNLWGT, AGI, EMCONTRB, FEDTAX, PTOTVAL;
-    seed 002 Tables 9-10 use 5 QIs and 8 confidential attributes without naming them), the rest confidential.
+    Abidi, Ben Yahia & Perera 2018, Tables 9-10 use 5 QIs and 8 confidential attributes without naming them), the
+    rest confidential.
     """
     df = _read("census")
-    return with_roles(df, df.columns[:SEED002_QI_COUNT["census"]] if qi is None else qi)
+    return with_roles(df, df.columns[:ABIDI_QI_COUNT["census"]] if qi is None else qi)
 
 
 def eia(raw: bool = False, variant: str = "casc", qi=None) -> pd.DataFrame:
     """EIA: 4092 U.S. electric utilities, 1996 (CASC).
 
     ``variant="casc"`` (default): UTILITYID + the ten *REVENUE/*SALES columns, the
-    11 attributes that reproduce the published MDAV information loss (seed 003).
-    ``variant="seed002"``: seed 002 §4.1 drops the identifiers UTILITYID and UTILNAME,
+    11 attributes that reproduce the published MDAV information loss (Chettri, Paul & Dutta).
+    ``variant="abidi"``: Abidi, Ben Yahia & Perera 2018, §4.1 drops the identifiers UTILITYID and UTILNAME,
     the constant YEAR and the text STATE, keeping MONTH + the ten columns.
     ``raw=True`` returns all 15 columns, text included, without roles.
-    Roles (``attrs["roles"]``): ``qi`` (default: the first 7 columns, seed 002 Tables 11-12), the rest
+    Roles (``attrs["roles"]``): ``qi`` (default: the first 7 columns, Abidi, Ben Yahia & Perera 2018, Tables 11-12),
+    the rest
     (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential.
     """
     df = _read("eia")
     if raw:
         return df
-    if variant not in ("casc", "seed002"):
-        raise MicroaggError(f"unknown EIA variant {variant!r}; use 'casc' (default) or 'seed002'.")
-    df = df[EIA_ATTRIBUTES if variant == "casc" else EIA_SEED002].copy()
-    return with_roles(df, df.columns[:SEED002_QI_COUNT["eia"]] if qi is None else qi)
+    if variant not in ("casc", "abidi"):
+        raise MicroaggError(f"unknown EIA variant {variant!r}; use 'casc' (default) or 'abidi'.")
+    df = df[EIA_ATTRIBUTES if variant == "casc" else EIA_ABIDI].copy()
+    return with_roles(df, df.columns[:ABIDI_QI_COUNT["eia"]] if qi is None else qi)
 
 
-def seed002_salary() -> pd.DataFrame:
-    """Seed 002 Table 4: a sub-microdata of 13 records, quasi-identifiers ZIP and Age, confidential Salary.
+def abidi_salary() -> pd.DataFrame:
+    """Abidi, Ben Yahia & Perera 2018, Table 4: a sub-microdata of 13 records, quasi-identifiers ZIP and Age,
+    confidential Salary.
 
     Its salaries fall into three classes (Tables 5-7: 500-600, 1500-1800, 2900-3800); Table 8 shows a
     partition into 3 groups holding every class (``tests/partition/test_hybrid.py`` compares ours).
@@ -128,8 +135,8 @@ def seed002_salary() -> pd.DataFrame:
     return with_roles(df, ["ZIP", "Age"])
 
 
-def seed002_disease() -> pd.DataFrame:
-    """Seed 002 Table 1: 12 records, quasi-identifiers ZIP and Age, confidential Disease (text).
+def abidi_disease() -> pd.DataFrame:
+    """Abidi, Ben Yahia & Perera 2018, Table 1: 12 records, quasi-identifiers ZIP and Age, confidential Disease (text).
 
     Table 2 groups them into 3 groups of 4 by their quasi-identifiers only; the third group is all
     "Cancer", so knowing a person's ZIP and age reveals the disease (attribute disclosure). Table 3 is a
@@ -145,7 +152,7 @@ def seed002_disease() -> pd.DataFrame:
 
 
 def synthetic(n: int = 10_000, d: int = 10, clusters: int = 10, seed: int = 0) -> pd.DataFrame:
-    """Seed 000 §5's Synthetic set: ``clusters`` normal clusters around random centres.
+    """Mortazavi & Jalili 2017, §5's Synthetic set: ``clusters`` normal clusters around random centres.
 
     The paper gives only "10 clusters of normally distributed data points around
     random cluster centers", 10000 x 10. Choices (documented, not from the paper):
@@ -163,7 +170,7 @@ def synthetic(n: int = 10_000, d: int = 10, clusters: int = 10, seed: int = 0) -
 
 
 def uniform(n: int = 10_000, d: int = 16, low: float = 0.0, high: float = 40_000.0, seed: int = 0) -> pd.DataFrame:
-    """Seed 004 §IV-A's uniform simulated set: n x d values from U(low, high).
+    """Oommen & Fayyoumi 2010, §IV-A's uniform simulated set: n x d values from U(low, high).
 
     The paper used 10000 x 16 from U(0, 40000) (and selected 4800 distinct records
     for Table II; pass ``n=4800`` for that size).
@@ -176,7 +183,7 @@ def uniform(n: int = 10_000, d: int = 16, low: float = 0.0, high: float = 40_000
 
 
 def normal(n: int = 6_000, d: int = 16, mean: float = 500.0, sd: float = 150.0, seed: int = 0) -> pd.DataFrame:
-    """Seed 004 §IV-A's normal simulated set: n x d values from N(mean, sd^2).
+    """Oommen & Fayyoumi 2010, §IV-A's normal simulated set: n x d values from N(mean, sd^2).
 
     The paper used 6000 x 16 from N(500, 150^2) (1560 records selected for Table II).
     """
@@ -211,15 +218,15 @@ DATASETS: dict[str, DatasetInfo] = {
                     "1080 records, 13 attributes from the U.S. Census DES (2000)"),
         DatasetInfo("eia", "benchmark", eia, "CASC (Brand et al. 2002), via sdcMicro",
                     "4092 U.S. electric utilities (1996): UTILITYID + 10 revenue/sales attributes"),
-        DatasetInfo("synthetic", "generator", synthetic, "seed 000 §5",
+        DatasetInfo("synthetic", "generator", synthetic, "Mortazavi & Jalili 2017, §5",
                     "10 normal clusters around random centres, 10000 x 10"),
-        DatasetInfo("uniform", "generator", uniform, "seed 004 §IV-A",
+        DatasetInfo("uniform", "generator", uniform, "Oommen & Fayyoumi 2010, §IV-A",
                     "independent U(0, 40000) attributes, 10000 x 16"),
-        DatasetInfo("normal", "generator", normal, "seed 004 §IV-A",
+        DatasetInfo("normal", "generator", normal, "Oommen & Fayyoumi 2010, §IV-A",
                     "independent N(500, 150^2) attributes, 6000 x 16"),
-        DatasetInfo("seed002_salary", "example", seed002_salary, "seed 002 Table 4",
+        DatasetInfo("abidi_salary", "example", abidi_salary, "Abidi, Ben Yahia & Perera 2018, Table 4",
                     "13 records: ZIP and Age (quasi-identifiers), Salary (confidential)"),
-        DatasetInfo("seed002_disease", "example", seed002_disease, "seed 002 Table 1",
+        DatasetInfo("abidi_disease", "example", abidi_disease, "Abidi, Ben Yahia & Perera 2018, Table 1",
                     "12 records: ZIP and Age (quasi-identifiers), Disease (confidential, text)"),
     ]
 }
@@ -228,7 +235,7 @@ DATASETS: dict[str, DatasetInfo] = {
 def load_dataset(name: str, **kwargs) -> pd.DataFrame:
     """Load a bundled benchmark or generate a synthetic set by name.
 
-    ``load_dataset("eia", variant="seed002")``, ``load_dataset("synthetic", n=2000, seed=1)``.
+    ``load_dataset("eia", variant="abidi")``, ``load_dataset("synthetic", n=2000, seed=1)``.
     """
     key = str(name).lower()
     if key not in DATASETS:

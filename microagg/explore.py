@@ -61,9 +61,11 @@ def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation
     """Utility loss (IL, PIL) and disclosure risk (DLD, SDID) of every method at every k: one row each.
 
     ``methods`` lists method names, or maps labels to ``(method, parameters)`` like :func:`compare_methods`
-    (the ``method`` column then holds the label). IL is 100·SSE/SST (seed 003 Eq. 4), PIL seed 000
-    Eq. 9-11, DLD the linkage of ``dld_rule`` (default the expected value, FORMULAS §4.6 b; ``"1st_or_2nd"``
-    is seed 003 Eq. 5), SDID seed 000 Eq. 8 with interval ``p`` %. ``params`` go to every run (shared
+    (the ``method`` column then holds the label). IL is 100·SSE/SST (Chettri, Paul & Dutta, Eq. 4), PIL Mortazavi &
+    Jalili 2017
+    Eq. 9-11, DLD the linkage of ``dld_rule`` (default the expected value, docs/metrics.md §4.6 b; ``"1st_or_2nd"``
+    is Chettri, Paul & Dutta, Eq. 5), SDID Mortazavi & Jalili 2017, Eq. 8 with interval ``p`` %. ``params`` go to
+    every run (shared
     aggregation parameters, ``confidential``). ``progress(fraction, message)`` is called after each run.
     """
     frame = _sweep(data, ks, methods, aggregation, columns, p, dld_rule, progress, **params)
@@ -75,8 +77,9 @@ def compare_methods(data, k: int, runs: Runs, aggregation: str = "mean",
     """Several partitioners on the same data and k, side by side: IL, DLD, groups, k-anonymity and time.
 
     ``runs`` maps a label to ``(method, parameters)``, e.g. ``{"MDAV classic": ("mdav", {"variant": "classic"})}``
-    (seed 003 §3 compares MDAV's variants this way), or lists method names run with their defaults. IL is
-    100·SSE/SST (seed 003 Eq. 4), DLD the expected-value linkage (FORMULAS §4.6 b). ``groups`` counts the groups
+    (Chettri, Paul & Dutta, §3 compares MDAV's variants this way), or lists method names run with their defaults. IL is
+    100·SSE/SST (Chettri, Paul & Dutta, Eq. 4), DLD the expected-value linkage (docs/metrics.md §4.6 b). ``groups``
+    counts the groups
     (of all attributes pooled for per-attribute methods); ``k-anonymous`` is the release's check of whole records,
     which replaces ``microaggregate``'s warning for methods that are not record-level (individual ranking).
     """
@@ -84,7 +87,7 @@ def compare_methods(data, k: int, runs: Runs, aggregation: str = "mean",
 
 
 def satisfaction_over_alpha(Z, labels, alphas: Sequence[float], **privacy) -> pd.DataFrame:
-    """SL (seed 000 Eq. 13) of P3M at each α beside the renormalized mean's (Eq. 5), on one partition.
+    """SL (Mortazavi & Jalili 2017, Eq. 13) of P3M at each α beside the renormalized mean's (Eq. 5), on one partition.
 
     ``privacy`` holds P3M's Δ and w settings (delta, relative, w, weights, w_seed). One row per α:
     SL of P3M, SL of the renormalized mean, IL of P3M, and the solver's status per attribute.

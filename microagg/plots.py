@@ -207,7 +207,7 @@ def tradeoff_over_k(frame: pd.DataFrame, utility: str = "IL", risk: str = "DLD")
     """Information loss (left axis) and disclosure risk (right axis) against k: the privacy/utility tension.
 
     ``frame`` is ``microagg.explore.risk_utility`` output; every method gets a solid utility line and a dashed
-    risk line. IL is seed 003 Eq. 4, DLD FORMULAS §4.6 b.
+    risk line. IL is Chettri, Paul & Dutta, Eq. 4, DLD docs/metrics.md §4.6 b.
     """
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
@@ -226,7 +226,8 @@ def tradeoff_over_k(frame: pd.DataFrame, utility: str = "IL", risk: str = "DLD")
 
 
 def method_comparison(frame: pd.DataFrame, value: str = "IL") -> go.Figure:
-    """One bar per run of ``microagg.explore.compare_methods``: ``value`` (e.g. IL, seed 003 Tables 1-3) with the
+    """One bar per run of ``microagg.explore.compare_methods``: ``value`` (e.g. IL, Chettri, Paul & Dutta, Tables
+    1-3) with the
     run time written on the bar; runs whose release is not k-anonymous as whole records are hatched."""
     frame = frame.reset_index(drop=True)
     methods = list(dict.fromkeys(frame["method"]))
@@ -244,7 +245,8 @@ def method_comparison(frame: pd.DataFrame, value: str = "IL") -> go.Figure:
 
 
 def p3m_certificate(result, names=None) -> go.Figure:
-    """Relative gap between P3M's objective and its Lagrangian dual bound, per attribute (seed 000 Eq. 14-17).
+    """Relative gap between P3M's objective and its Lagrangian dual bound, per attribute (Mortazavi & Jalili 2017,
+    Eq. 14-17).
 
     ``result`` is ``microagg.aggregate.p3m_solve`` output. Every dual value is a lower bound on the optimum, so a
     gap of (numerically) zero certifies a global optimum; gaps are drawn on a log axis, floored at 1e-16.

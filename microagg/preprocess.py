@@ -1,7 +1,7 @@
 """Validation of user data, z-scores, destandardization and renormalization.
 
-Seed 000 §2.1 (z-scores with the population sd), Eq. 5 (renormalization) and
-Eq. 6 (destandardization); seed 002 §4.1 (min-max scaling).
+Mortazavi & Jalili 2017, §2.1 (z-scores with the population sd), Eq. 5 (renormalization) and
+Eq. 6 (destandardization); Abidi, Ben Yahia & Perera 2018, §4.1 (min-max scaling).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def check_finite(X: np.ndarray, names: Sequence[str] | None = None, index=None, 
 
 @dataclass(frozen=True)
 class Standardizer:
-    """Per-attribute mean and population sd (seed 000 §2.1).
+    """Per-attribute mean and population sd (Mortazavi & Jalili 2017, §2.1).
 
     A constant attribute gets ``sd = 1``: its z-scores are 0 and it is restored exactly.
     """
@@ -122,7 +122,7 @@ class Standardizer:
         return (np.asarray(X, dtype=np.float64) - self.mean) / self.sd
 
     def inverse(self, Z: np.ndarray) -> np.ndarray:
-        """v' = z' sd + mean (seed 000 Eq. 6 and Eq. 18)."""
+        """v' = z' sd + mean (Mortazavi & Jalili 2017, Eq. 6 and Eq. 18)."""
         return np.asarray(Z, dtype=np.float64) * self.sd + self.mean
 
 
@@ -133,12 +133,12 @@ def standardize(data, columns: Sequence[str] | None = None) -> np.ndarray:
 
 
 def destandardize(Z: np.ndarray, mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
-    """Back to original units with the original data's mean and sd (seed 000 Eq. 6)."""
+    """Back to original units with the original data's mean and sd (Mortazavi & Jalili 2017, Eq. 6)."""
     return Standardizer(np.asarray(mean, float), np.asarray(sd, float)).inverse(Z)
 
 
 def renormalize(Zp: np.ndarray) -> np.ndarray:
-    """Restore mean 0 and unit population variance per attribute (seed 000 Eq. 5).
+    """Restore mean 0 and unit population variance per attribute (Mortazavi & Jalili 2017, Eq. 5).
 
     For mean aggregation the masked mean is already 0, so this is Eq. 5's
     ``x' = C_j / sigma_TC``; for other aggregators the mean is removed first.
@@ -152,7 +152,8 @@ def renormalize(Zp: np.ndarray) -> np.ndarray:
 
 
 def minmax_scale(X) -> np.ndarray:
-    """Every column mapped to [0, 1] by (v - min v) / (max v - min v) (seed 002 §4.1; FORMULAS §1.5).
+    """Every column mapped to [0, 1] by (v - min v) / (max v - min v) (Abidi, Ben Yahia & Perera 2018, §4.1;
+    docs/methods.md §1.5).
 
     A constant column becomes 0. Affine in each column, so z-scores and raw values give the same result.
     """

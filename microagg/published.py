@@ -6,12 +6,12 @@ string so that its precision is known. ``K_*`` give the column order of each tab
 
 from __future__ import annotations
 
-K_SEED003 = (3, 4, 5, 10)
-K_SEED004 = (3, 4, 5)
+K_CHETTRI = (3, 4, 5, 10)
+K_OOMMEN = (3, 4, 5)
 
-# Seed 003 (Chettri, Paul & Dutta), Tables 1-3: IL of each method on each data set.
+# Chettri, Paul & Dutta (Chettri, Paul & Dutta), Tables 1-3: IL of each method on each data set.
 # Three-decimal values are truncations (7.4947 is printed 7.494).
-SEED003_IL = {
+CHETTRI_IL = {
     "MDAV": {
         "tarragona": ("16.9326", "19.545", "22.4615", "33.1929"),
         "census": ("5.692", "7.494", "9.088", "14.155"),
@@ -40,37 +40,37 @@ SEED003_IL = {
 }
 
 # Which MDAV variant of ``microagg.partition.mdav`` each seed-003 row is.
-SEED003_MDAV_VARIANT = {"MDAV": "classic", "MDAV-1": "mdav1", "MDAV-generic": "generic"}
+CHETTRI_MDAV_VARIANT = {"MDAV": "classic", "MDAV-1": "mdav1", "MDAV-generic": "generic"}
 
-# Cells of seed 003 that no exact implementation reproduces, with the reason.
-SEED003_NOT_REPRODUCED = {
+# Cells of Chettri, Paul & Dutta that no exact implementation reproduces, with the reason.
+CHETTRI_NOT_REPRODUCED = {
     ("MDAV-generic", "tarragona", 3): "equals one-group MDAV ('single': 16.9661), not MDAV-generic (16.9326)",
     ("MDAV-generic", "census", 3): "no variant gives 5.622; presumably a slip for 5.692 (MDAV-generic: 5.6922)",
 }
 
-# Seed 004 (Oommen & Fayyoumi), Table II: IL of its MDAV (one group per iteration) and IAMAT.
-SEED004_IL = {
+# Oommen & Fayyoumi 2010 (Oommen & Fayyoumi), Table II: IL of its MDAV (one group per iteration) and IAMAT.
+OOMMEN_IL = {
     "MDAV": {"tarragona": ("16.9593", "19.7482", "22.8850"), "census": ("5.6535", "7.4414", "8.8840")},
     "IAMAT": {"tarragona": ("15.6023", "19.2872", "22.7164"), "census": ("5.3639", "7.2170", "8.8428")},
 }
-SEED004_NOT_REPRODUCED = {
+OOMMEN_NOT_REPRODUCED = {
     ("MDAV", "tarragona"): "no MDAV variant reproduces this row (one-group MDAV is <= 0.07 off); "
                            "possibly a different Tarragona file",
 }
 
 
-# PUBLISHED.md §3-5: how the partition reproductions are run and judged.
-# V-MDAV (seed 003 Tables 1-3): centroid of the whole data set computed once, gamma per data set.
-SEED003_VMDAV_GAMMA = {"tarragona": 0.2, "census": 0.2, "eia": 1.1}
-VMDAV_TOLERANCE = 0.02          # absolute IL (PUBLISHED.md §4)
-IAMAT_RELATIVE_TOLERANCE = 0.015  # relative IL (PUBLISHED.md §3)
-SEED004_IAMAT_NOTE = "within 1.02 %; residual unexplained (variants tried fit no better)"
-# CV-MDAV (seed 003 §4, gamma = 1.1): no reading of the printed algorithm reproduces the row.
-SEED003_CVMDAV_NOTE = "not reproducible: none of the 16 readings matches (closest: up to 0.56 off)"
+# docs/reproductions.md §3-5: how the partition reproductions are run and judged.
+# V-MDAV (Chettri, Paul & Dutta, Tables 1-3): centroid of the whole data set computed once, gamma per data set.
+CHETTRI_VMDAV_GAMMA = {"tarragona": 0.2, "census": 0.2, "eia": 1.1}
+VMDAV_TOLERANCE = 0.02          # absolute IL (docs/reproductions.md §4)
+IAMAT_RELATIVE_TOLERANCE = 0.015  # relative IL (docs/reproductions.md §3)
+OOMMEN_IAMAT_NOTE = "within 1.02 %; residual unexplained (variants tried fit no better)"
+# CV-MDAV (Chettri, Paul & Dutta, §4, gamma = 1.1): no reading of the printed algorithm reproduces the row.
+CHETTRI_CVMDAV_NOTE = "not reproducible: none of the 16 readings matches (closest: up to 0.56 off)"
 
 
 def truncate(x: float, decimals: int) -> float:
-    """Truncate toward zero to ``decimals`` places, as seed 003 prints its three-decimal values."""
+    """Truncate toward zero to ``decimals`` places, as Chettri, Paul & Dutta prints its three-decimal values."""
     f = 10 ** decimals
     return int(x * f + 1e-9 * (1 if x >= 0 else -1)) / f
 
@@ -81,57 +81,62 @@ def printed_decimals(value: str) -> int:
 
 
 def matches(ours: float, published: str, tol: float = 0.001) -> bool:
-    """Seed 003/004 convention: compare after truncating ours to the printed precision."""
+    """Chettri, Paul & Dutta/004 convention: compare after truncating ours to the printed precision."""
     return abs(truncate(ours, printed_decimals(published)) - float(published)) <= tol + 1e-12
 
 
-# Seed 000 (Mortazavi & Jalili), satisfaction level SL (%) of MDAV, k = 3 / 4 / 5 / 10.
+# Mortazavi & Jalili 2017, satisfaction level SL (%) of MDAV, k = 3 / 4 / 5 / 10.
 # Table 2: w = 0.001 for every cell; Table 3: w = rand (MATLAB rng(1), re-seeded per data set and k).
-# Setting that reproduces (PUBLISHED §6): MDAV classic, mean, renormalized (Eq. 5), Δ = 0.1 absolute in z units.
-K_SEED000 = (3, 4, 5, 10)
-SEED000_SL_MDAV = {
+# Setting that reproduces (docs/reproductions.md §6): MDAV classic, mean, renormalized (Eq. 5), Δ = 0.1 absolute in z
+# units.
+K_MORTAZAVI = (3, 4, 5, 10)
+MORTAZAVI_SL_MDAV = {
     "Table 2": {"tarragona": ("29.33", "33.78", "37.00", "47.20"), "census": ("53.67", "59.10", "62.44", "69.34"),
                 "eia": ("5.58", "7.35", "10.64", "17.15")},
     "Table 3": {"tarragona": ("29.37", "33.36", "36.70", "47.09"), "census": ("53.74", "59.22", "62.41", "69.60"),
                 "eia": ("5.60", "7.42", "10.78", "17.22")},
 }
-SEED000_SL_WEIGHTS = {"Table 2": 0.001, "Table 3": "random"}
-SEED000_SL_TOLERANCE = {"Table 2": 0.02, "Table 3": 0.05}  # percentage points
+MORTAZAVI_SL_WEIGHTS = {"Table 2": 0.001, "Table 3": "random"}
+MORTAZAVI_SL_TOLERANCE = {"Table 2": 0.02, "Table 3": 0.05}  # percentage points
 
-# Seed 000 Table 4, MDAV column: SI (%) = ((DLD + SDID)/2 + PIL)/2 of MDAV. Not reproduced (PIL's density
+# Mortazavi & Jalili 2017, Table 4, MDAV column: SI (%) = ((DLD + SDID)/2 + PIL)/2 of MDAV. Not reproduced (PIL's
+# density
 # estimate and details of DLD/SDID are not given in the paper).
-SEED000_SI_MDAV = {"tarragona": ("37.05", "34.76", "34.01", "33.21"), "census": ("28.37", "27.58", "26.88", "26.20"),
+MORTAZAVI_SI_MDAV = {"tarragona": ("37.05", "34.76", "34.01", "33.21"), "census": ("28.37", "27.58", "26.88", "26.20"),
                    "eia": ("34.41", "33.17", "34.44", "35.46")}
 
-# Seed 003 (Chettri, Paul & Dutta) Table 4: DLD (%) of CV-MDAV, record linked if its original is the 1st or
+# Chettri, Paul & Dutta (Chettri, Paul & Dutta) Table 4: DLD (%) of CV-MDAV, record linked if its original is the 1st or
 # 2nd nearest original to its masked record (Eq. 5).
-SEED003_DLD = {"tarragona": ("52.757", "36.69", "28.776", "3.839"), "census": ("57.5", "41.666", "32.685", "20.134"),
+CHETTRI_DLD = {"tarragona": ("52.757", "36.69", "28.776", "3.839"), "census": ("57.5", "41.666", "32.685", "20.134"),
                "eia": ("47.873", "36.07", "29.838", "16.731")}
-SEED003_DLD_NOTE = (
+CHETTRI_DLD_NOTE = (
     "not reproducible as printed: Table 4 is for CV-MDAV, whose IL (Tables 1-3) does not reproduce either. "
     "For k = 3/4/5 every published value is a whole number of records over n; the k = 10 column is inconsistent: "
     "Census 20.134 % exceeds the 20.0 % that 108 groups of 10 allow (at most 2 linked records per group, 216 of 1080), "
     "Tarragona 3.839 is the EIA MDAV IL of Table 3 at k = 10, and no k = 10 value is a whole number of records.")
 
-# Seed 004 (Oommen & Fayyoumi) Table III, Census, MDAV column (one group per iteration), k = 3 / 4 / 5.
+# Oommen & Fayyoumi 2010 (Oommen & Fayyoumi) Table III, Census, MDAV column (one group per iteration), k = 3 / 4 / 5.
 # Key variables for RLD (TAXINC is printed "TAXING").
-SEED004_KEYS = ("FEDTAX", "AFNLWGT", "AGI", "EMCONTRB", "PTOTVAL", "TAXINC", "STATETAX")
-SEED004_TABLE3_MDAV = {
+OOMMEN_KEYS = ("FEDTAX", "AFNLWGT", "AGI", "EMCONTRB", "PTOTVAL", "TAXINC", "STATETAX")
+OOMMEN_TABLE3_MDAV = {
     "G_IL": ("28.6100", "33.2540", "38.6720"),
     "RLD": ("60.7133", "49.7057", "42.0981"),
     "ID": ("1.9815", "0.7315", "0.2685"),
     "G_DR": ("31.3474", "25.2186", "21.1833"),
-    "SI (seed 004)": ("33.8050", "36.1270", "38.8360"),
+    "SI (Oommen & Fayyoumi 2010)": ("33.8050", "36.1270", "38.8360"),
 }
-SEED004_TABLE3_NOTE = {
-    "RLD": "seed 004 defers the RLD definition to a dissertation; 60.7 % at k = 3 exceeds the 33.3 % any "
+OOMMEN_TABLE3_NOTE = {
+    "RLD": "Oommen & Fayyoumi 2010 defers the RLD definition to a dissertation; 60.7 % at k = 3 exceeds the 33.3 % any "
            "nearest-record rule allows when groups of 3 share one masked row, so it is another rule",
-    "ID": "seed 004 defers the ID definition to a dissertation; ours is SDID of the own record at p = 5 %",
+    "ID": "Oommen & Fayyoumi 2010 defers the ID definition to a dissertation; ours is SDID of the own record at p = "
+          "5 %",
 }
 
 
 def printed_rounding(value: str) -> int:
-    """Decimals a value was rounded to before trailing zeros were padded (seed 004 prints 28.61 as "28.6100")."""
+    """Decimals a value was rounded to before trailing zeros were padded (Oommen & Fayyoumi 2010 prints 28.61 as
+    "28.6100").
+    """
     return printed_decimals(value.rstrip("0")) if "." in value else 0
 
 
@@ -141,34 +146,36 @@ def rounds_to(ours: float, published: str) -> bool:
     return abs(ours - float(published)) <= 0.5 * 10 ** -decimals + 1e-12
 
 
-# Seed 000 (Mortazavi & Jalili 2017), satisfaction level SL % of P3M (alpha = 0.5, Delta = 0.1 absolute in
-# z units, MDAV classic partition), k = K_SEED000. Table 2: w = 0.001 in every cell; Table 3: w = rand,
+# Mortazavi & Jalili 2017, satisfaction level SL % of P3M (alpha = 0.5, Delta = 0.1
+# absolute in
+# z units, MDAV classic partition), k = K_MORTAZAVI. Table 2: w = 0.001 in every cell; Table 3: w = rand,
 # MATLAB rng(1) = numpy RandomState(1).rand(d, n).T, re-seeded for each (data set, k).
-SEED000_TABLE2_P3M = {
+MORTAZAVI_TABLE2_P3M = {
     "tarragona": ("47.92", "51.38", "54.55", "57.64"),
     "census": ("55.19", "61.10", "65.18", "73.10"),
     "eia": ("5.67", "7.52", "10.89", "17.81"),
 }
-SEED000_TABLE3_P3M = {
+MORTAZAVI_TABLE3_P3M = {
     "tarragona": ("66.16", "67.29", "69.42", "76.26"),
     "census": ("60.49", "67.06", "70.24", "76.29"),
     "eia": ("6.81", "9.37", "13.50", "27.93"),
 }
-# Not printed in seed 000: values of an independent reference implementation of the Table 2 setting
-# (the project's PUBLISHED.md §7) — the summed objective (Eq. 14 with gamma eliminated, all attributes) at
+# Not printed in Mortazavi & Jalili 2017: values of an independent reference implementation of the Table 2 setting
+# (the project's docs/reproductions.md §7) — the summed objective (Eq. 14 with gamma eliminated, all attributes) at
 # the optimum, and the SL % of the global optimum (certified in every cell but Tarragona k = 10).
-SEED000_TABLE2_REFERENCE_OBJECTIVE = {("tarragona", 3): 11564.2057, ("census", 3): 255.2360,
+MORTAZAVI_TABLE2_REFERENCE_OBJECTIVE = {("tarragona", 3): 11564.2057, ("census", 3): 255.2360,
                                       ("eia", 3): 54.0835, ("eia", 10): 2725.1067}
-SEED000_TABLE2_REFERENCE_SL = {
+MORTAZAVI_TABLE2_REFERENCE_SL = {
     "tarragona": (47.98, 51.47, 54.62, 57.66),
     "census": (55.23, 61.13, 65.19, 73.12),
     "eia": (5.67, 7.52, 10.89, 17.82),
 }
-# Seed 002 (Abidi, Ben Yahia & Perera), Tables 9-12: HM-pfsom against MDAV on the sub-microdata of Census (5 QIs,
+# Abidi, Ben Yahia & Perera 2018 (Abidi, Ben Yahia & Perera), Tables 9-12: HM-pfsom against MDAV on the sub-microdata
+# of Census (5 QIs,
 # 8 confidential attributes) and EIA (7 QIs). Tables 9 and 11: size of every sub-microdata and of its classes of
 # confidential attributes. Tables 10 and 12, one row per (sub-microdata, k): minimal group size, number of groups,
 # minimal SSE_i (Eq. 2) and IL (Eq. 1, in %), each for HM-pfsom and for MDAV, as printed.
-SEED002_SPLIT = {
+ABIDI_SPLIT = {
     "census": {"sub-census1": ("382", ("145", "164", "73")),
                "sub-census2": ("376", ("50", "121", "103", "103")),
                "sub-census3": ("322", ("115", "207"))},
@@ -178,9 +185,9 @@ SEED002_SPLIT = {
             "sub-EIA4": ("1191", ("273", "918")),
             "sub-EIA5": ("1136", ("259", "877"))},
 }
-SEED002_COLUMNS = ("min size HM", "min size MDAV", "groups HM", "groups MDAV", "SSE_i HM", "SSE_i MDAV", "IL HM",
+ABIDI_COLUMNS = ("min size HM", "min size MDAV", "groups HM", "groups MDAV", "SSE_i HM", "SSE_i MDAV", "IL HM",
                    "IL MDAV")
-SEED002_TABLES = {
+ABIDI_TABLES = {
     "census": {
         "sub-census1": {1: ("4", "1", "73", "382", "4.46", "0.00", "22.75", "0.00"),
                         5: ("20", "5", "14", "76", "29.76", "3.72", "31.07", "15.90"),
@@ -231,7 +238,7 @@ SEED002_TABLES = {
     },
 }
 # Cells the tables themselves contradict (checked in tests/test_published.py).
-SEED002_PRINTED_SLIPS = {
+ABIDI_PRINTED_SLIPS = {
     ("census", "sub-census2", "classes"): "the four classes add up to 377 records, the sub-microdata has 376",
     ("census", "sub-census2", 1): "MDAV with k = 1 forms 370 groups of a sub-microdata of 376 records",
     ("eia", "sub-EIA2", 5): "MDAV min SSE_i printed 260, the only value above HM-pfsom's (23.23): presumably 2.60",

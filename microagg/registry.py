@@ -120,7 +120,8 @@ class Method:
     @property
     def personalized(self) -> bool:
         """Whether the aggregation takes the owners' privacy wishes Δ and w (registered with
-        ``personalized_privacy=True``, seed 000 §4): its ``delta``/``relative``/``w``/``weights``/``w_seed``
+        ``personalized_privacy=True``, Mortazavi & Jalili 2017, §4): its
+        ``delta``/``relative``/``w``/``weights``/``w_seed``
         are then the settings of SL in its release's report (``metrics.privacy.sl_arguments``)."""
         return bool(self.extras.get("personalized_privacy", False))
 

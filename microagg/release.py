@@ -5,10 +5,10 @@ destandardize -> protected DataFrame, with the checks that make it a release:
 every masked row belongs to an equivalence class of at least k records, or no
 release is made.
 
-Columns have roles (seed 002 §2.1): the masked columns are the quasi-identifiers
+Columns have roles (Abidi, Ben Yahia & Perera 2018, §2.1): the masked columns are the quasi-identifiers
 (QIs); confidential columns are released unchanged, never drive a partitioner that
 does not use roles, and are read by one that does (``Method.uses_roles``). The
-k-anonymity check is on the QI columns (FORMULAS §4.13).
+k-anonymity check is on the QI columns (docs/metrics.md §4.13).
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ class Release:
         Every metric of ``microagg.evaluate`` (``params`` are its parameters, e.g. ``p=5``, ``keys=[...]``),
         computed on the release's own z-scores of the masked columns before rounding, then the group
         statistics, the k-anonymity check of the released rows and the columns masked, confidential,
-        dropped and kept. With confidential columns, SSE_i (seed 002 Eq. 2) is their spread within the
+        dropped and kept. With confidential columns, SSE_i (Abidi, Ben Yahia & Perera 2018, Eq. 2) is their spread
+        within the
         groups, in z units. SL uses the release's own Δ and w when its aggregation takes them
         (``Method.personalized``, P3M), unless ``params`` say otherwise.
         """
@@ -98,11 +99,11 @@ class Release:
         rows += group_rows(group_stats(pooled_labels(self.labels), self.k),
                            "pooled over attributes" if per_attribute else "all")
         if per_attribute:
-            add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "FORMULAS §2.9, §4.13")
+            add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "docs/methods.md §2.9, §4.13")
         an = self.anonymity
-        add("smallest equivalence class", an["min_class"], "records", higher, "FORMULAS §4.13")
-        add("records in classes < k", an["records_in_small_classes"], "records", lower, "FORMULAS §4.13")
-        add("k-anonymous", an["k_anonymous"], "", "", "FORMULAS §4.13")
+        add("smallest equivalence class", an["min_class"], "records", higher, "docs/metrics.md §4.13")
+        add("records in classes < k", an["records_in_small_classes"], "records", lower, "docs/metrics.md §4.13")
+        add("k-anonymous", an["k_anonymous"], "", "", "docs/metrics.md §4.13")
         if self.params.get("engine", "memory") == "blocks":
             add("engine", "blocks", "", "", "README, Scaling out")
             if "blocks" in self.params:
@@ -127,7 +128,7 @@ def report_row(metric, value, unit="", direction="", source="", attribute="all")
 
 def group_rows(stats: dict, where: str = "all") -> list[dict]:
     """Report rows of the group statistics ``stats`` (``metrics.group_stats`` with k), attribute ``where``."""
-    return [report_row(metric, stats[key], unit, direction, "FORMULAS §4.12", where)
+    return [report_row(metric, stats[key], unit, direction, "docs/metrics.md §4.12", where)
             for metric, key, unit, direction in (("groups", "groups", "groups", ""),
                                                  ("smallest group", "min_size", "records", ""),
                                                  ("largest group", "max_size", "records", ""),
@@ -138,7 +139,8 @@ def group_rows(stats: dict, where: str = "all") -> list[dict]:
 def column_rows(masked, confidential, dropped, kept) -> list[dict]:
     """Report rows naming the columns of each role."""
     return [report_row("columns masked", ", ".join(masked), source="release"),
-            report_row("columns confidential (unchanged)", ", ".join(confidential) or "none", source="seed 002 §2.1"),
+            report_row("columns confidential (unchanged)", ", ".join(confidential) or "none",
+                       source="Abidi, Ben Yahia & Perera 2018, §2.1"),
             report_row("columns dropped", ", ".join(dropped) or "none", source="release"),
             report_row("columns kept unmasked", ", ".join(kept) or "none", source="release")]
 
@@ -180,7 +182,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     their parameters are passed as keywords (or in ``method_params`` /
     ``aggregation_params``). ``columns=None`` masks every numeric column. Columns
     not masked are dropped unless listed in ``keep``, which releases them unchanged.
-    ``renormalize`` rescales the masked z-scores to unit variance (seed 000
+    ``renormalize`` rescales the masked z-scores to unit variance (Mortazavi & Jalili 2017
     Eq. 5) before destandardizing; it is refused for aggregations that already
     preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
     An aggregation registered with a ``with_report`` hook ((Z, labels, **params) ->
@@ -192,7 +194,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     unchanged; a method that uses roles (HM-pfsom) reads them to form its groups,
     any other method partitions on the masked columns only. The masked columns are
     the quasi-identifiers: ``columns``, or by default every numeric column that is
-    not confidential. The k-anonymity check is on them (FORMULAS §4.13).
+    not confidential. The k-anonymity check is on them (docs/metrics.md §4.13).
 
     ``engine`` chooses how the partition is computed (README "Scaling out"): ``"memory"`` runs
     ``method`` on all records at once; ``"blocks"`` runs it inside blocks of at most ``block_size``

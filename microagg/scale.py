@@ -596,9 +596,9 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
         counts[:len(s["size_counts"])] += s["size_counts"]
     rows += group_rows(size_stats(np.repeat(np.arange(len(counts)), counts), k))
     add("smallest equivalence class", min(s["min_class"] for s in stats), "records", "higher is better",
-        "FORMULAS §4.13; within each partition written, a lower bound for the whole release")
-    add("records in classes < k", 0, "records", "lower is better", "FORMULAS §4.13 (checked per partition)")
-    add("k-anonymous", True, "", "", "FORMULAS §4.13")
+        "docs/metrics.md §4.13; within each partition written, a lower bound for the whole release")
+    add("records in classes < k", 0, "records", "lower is better", "docs/metrics.md §4.13 (checked per partition)")
+    add("k-anonymous", True, "", "", "docs/metrics.md §4.13")
     final = np.concatenate([s["blocks"] for s in stats])
     add("engine", f"dask ({address}); {method} + {aggregation} inside blocks", "", "", "README, Scaling out")
     add("records", n, "records", "", "")

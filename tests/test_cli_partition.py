@@ -9,7 +9,7 @@ def test_reproduce_partition_table():
     assert by_row.all()[["MDAV-1", "V-MDAV", "IAMAT"]].all()
     assert not by_row.any()["CV-MDAV"]
     unmatched = table[~table["match"]]
-    assert (unmatched["note"] == published.SEED003_CVMDAV_NOTE).all()
+    assert (unmatched["note"] == published.CHETTRI_CVMDAV_NOTE).all()
     vm = table[(table.row == "V-MDAV") & (table.data == "census")]
     assert list(vm["ours"]) == [5.6619, 7.514, 9.007, 14.073]
 

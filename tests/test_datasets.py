@@ -13,7 +13,7 @@ def test_benchmarks(name, shape):
 
 def test_eia_variants():
     assert list(ma.load_dataset("eia").columns[:2]) == ["UTILITYID", "RESREVENUE"]
-    alt = ma.load_dataset("eia", variant="seed002")
+    alt = ma.load_dataset("eia", variant="abidi")
     assert "UTILITYID" not in alt.columns and "MONTH" in alt.columns and alt.shape == (4092, 11)
     assert ma.load_dataset("eia", raw=True).shape == (4092, 15)
     with pytest.raises(ma.MicroaggError, match="unknown EIA variant"):
@@ -58,11 +58,11 @@ def test_list_and_errors():
 @pytest.mark.parametrize("name,kwargs,qi", [
     ("census", {}, ["AFNLWGT", "AGI", "EMCONTRB", "FEDTAX", "PTOTVAL"]),
     ("tarragona", {}, None),
-    ("eia", {"variant": "seed002"}, ["MONTH", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE",
+    ("eia", {"variant": "abidi"}, ["MONTH", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE",
                                      "INDSALES"]),
     ("eia", {}, ["UTILITYID", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE", "INDSALES"]),
 ])
-def test_seed002_role_split(name, kwargs, qi):
+def test_abidi_role_split(name, kwargs, qi):
     df = ma.load_dataset(name, **kwargs)
     roles = ma.dataset_roles(name, **kwargs)
     assert df.attrs["roles"] == roles
@@ -78,7 +78,7 @@ def test_role_split_is_an_argument():
     df = ma.load_dataset("census", qi=["FEDTAX", "AGI"])
     assert df.attrs["roles"]["qi"] == ["AGI", "FEDTAX"] and len(df.attrs["roles"]["confidential"]) == 11
     assert df.shape == (1080, 13)
-    assert ma.dataset_roles("eia", variant="seed002", qi="MONTH")["qi"] == ["MONTH"]
+    assert ma.dataset_roles("eia", variant="abidi", qi="MONTH")["qi"] == ["MONTH"]
     for bad, fragment in ((["zz"], "not in the data"), ([], "some but not all"), (["AGI", "AGI"], "each once"),
                           (list(ma.load_dataset("census").columns), "some but not all")):
         with pytest.raises(ma.MicroaggError, match=fragment):
@@ -89,12 +89,12 @@ def test_role_split_is_an_argument():
         ma.dataset_roles("eia", raw=True)
 
 
-def test_seed002_worked_examples():
-    sal = ma.load_dataset("seed002_salary")
+def test_abidi_worked_examples():
+    sal = ma.load_dataset("abidi_salary")
     assert sal.shape == (13, 3) and sal.loc[13, "Salary"] == 3800 and sal.index[0] == 1
-    assert ma.dataset_roles("seed002_salary") == {"qi": ["ZIP", "Age"], "confidential": ["Salary"]}
-    dis = ma.load_dataset("seed002_disease")
+    assert ma.dataset_roles("abidi_salary") == {"qi": ["ZIP", "Age"], "confidential": ["Salary"]}
+    dis = ma.load_dataset("abidi_disease")
     assert dis.shape == (12, 3) and dis["Disease"].value_counts().to_dict() == {
         "Cancer": 5, "Viral Infection": 4, "Heart Disease": 3}
     info = ma.list_datasets().set_index("name")
-    assert info.loc["seed002_salary", "kind"] == "example" and info.loc["seed002_disease", "rows"] == 12
+    assert info.loc["abidi_salary", "kind"] == "example" and info.loc["abidi_disease", "rows"] == 12

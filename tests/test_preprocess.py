@@ -27,7 +27,7 @@ def test_renormalize_restores_unit_variance_eq5(benchmark_z):
     Zp = ma.aggregate.mean(Z, ma.partition.mdav(Z, 5))
     R = ma.renormalize(Zp)
     assert R.std(axis=0) == pytest.approx(np.ones(Z.shape[1]))
-    sse_t = ((Z - Zp) ** 2).sum(axis=0)  # seed 000 Eq. 4: sigma_TC^2 = 1 - SSE_t / n
+    sse_t = ((Z - Zp) ** 2).sum(axis=0)  # Mortazavi & Jalili 2017, Eq. 4: sigma_TC^2 = 1 - SSE_t / n
     assert np.allclose(R, Zp / np.sqrt(1 - sse_t / len(Z)))
 
 
@@ -63,7 +63,7 @@ def test_numeric_matrix_names_the_column_and_row_of_bad_values():
         numeric_matrix(df.iloc[:0])
 
 
-def test_minmax_scale_seed002():
+def test_minmax_scale_abidi():
     from microagg.preprocess import minmax_scale
 
     X = np.array([[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [2.0, 5.0, 10.0]])

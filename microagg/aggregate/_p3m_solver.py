@@ -1,4 +1,4 @@
-"""Solvers for P3M's per-attribute problem (seed 000 Eq. 14 with γ eliminated; FORMULAS §3.3).
+"""Solvers for P3M's per-attribute problem (Mortazavi & Jalili 2017, Eq. 14 with γ eliminated; docs/methods.md §3.3).
 
 In the shifts ``v_j = δ_j`` of the m group means ``C_j`` (centred data, target sum of squares S):
 
@@ -478,7 +478,7 @@ def sphere_newton(prob: Problem, u: np.ndarray, tol: float = 1e-12, max_iter: in
 
 def renormalization(prob: Problem) -> DualSolution:
     """α = 0: the closest point of the constraint set is the renormalized mean u = s C
-    (seed 000 Eq. 5), s = sqrt(S / T), T = Σ n_j C_j^2; its dual value S (1 - sqrt(T/S))^2
+    (Mortazavi & Jalili 2017, Eq. 5), s = sqrt(S / T), T = Σ n_j C_j^2; its dual value S (1 - sqrt(T/S))^2
     equals the objective (T (s - 1)^2), so the optimum is certified. T = 0 leaves v = 0
     (infeasible: no direction to scale)."""
     T = (prob.N * prob.C ** 2).sum(axis=1)

@@ -1,4 +1,4 @@
-"""Batched global minimization of one-variable quartics (FORMULAS §3.3, P3M's per-group subproblems).
+"""Batched global minimization of one-variable quartics (docs/methods.md §3.3, P3M's per-group subproblems).
 
 A quartic ``g(v) = c4 v^4 + c3 v^3 + c2 v^2 + c1 v + c0`` with ``c4 > 0`` is bounded below; its
 local minima are the outer real roots of the cubic ``g'(v) = 0`` (one or two minima). The

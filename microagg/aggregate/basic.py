@@ -1,4 +1,5 @@
-"""Mean (seeds 000, 003, 004) and median (seed 001 §4) aggregation.
+"""Mean (Mortazavi & Jalili 2017; Chettri, Paul & Dutta; Oommen & Fayyoumi 2010) and median (Kabir & Wang, §4)
+aggregation.
 
 ``labels`` may be one labelling (n,) applied to all attributes, or one labelling
 per attribute (n, d), as univariate methods produce.
@@ -43,21 +44,22 @@ def _median_1d(x, lab):
     return med[lab]
 
 
-@register("aggregate", "mean", title="Mean", source="seed 000 §2.1; seed 003 §2.1", group_local=True,
+@register("aggregate", "mean", title="Mean", source="Mortazavi & Jalili 2017, §2.1; Chettri, Paul & Dutta, §2.1",
+          group_local=True,
           summary="Replace every record by its group's mean vector (minimizes SSE for a fixed partition).")
 def mean(Z, labels) -> np.ndarray:
-    """Every record replaced by its group centroid C_j (seed 000 §2.1)."""
+    """Every record replaced by its group centroid C_j (Mortazavi & Jalili 2017, §2.1)."""
     Z, lab = _prepare(Z, labels)
     return _per_column(Z, lab, _mean_1d)
 
 
-@register("aggregate", "median", title="Median", source="seed 001 §4, Eq. 1", group_local=True,
+@register("aggregate", "median", title="Median", source="Kabir & Wang, §4, Eq. 1", group_local=True,
           summary="Replace every record by its group's component-wise median (robust to outliers).")
 def median(Z, labels) -> np.ndarray:
-    """Every record replaced by its group's component-wise median (seed 001 §4).
+    """Every record replaced by its group's component-wise median (Kabir & Wang, §4).
 
     Even group sizes take the average of the two middle values, the reading that
-    seed 001's worked example requires (medians 45.5, 5.5, 25.5; 12 untied pairs).
+    Kabir & Wang's worked example requires (medians 45.5, 5.5, 25.5; 12 untied pairs).
     """
     Z, lab = _prepare(Z, labels)
     return _per_column(Z, lab, _median_1d)

@@ -1,4 +1,5 @@
-"""P3M: personalizable proximity-breach prevention aggregation (seed 000 §4, Eq. 14-18; FORMULAS §3.3).
+"""P3M: personalizable proximity-breach prevention aggregation (Mortazavi & Jalili 2017, §4, Eq. 14-18;
+docs/methods.md §3.3).
 
 For a fixed partition, P3M moves each group's centroid C_j[t] by δ_j[t] so that released values
 keep at least a distance Δ_i[t] from the originals where possible (a soft constraint relaxed
@@ -10,16 +11,16 @@ attribute keeps its mean and variance:
           Σ_j n_j δ_j = 0,   Σ_j n_j (C_j + δ_j)² = n σ²   (mean and variance preserved)
 
 Every record of group j is released as C_j + δ_j (Eq. 18), so the release keeps the group
-structure. Choices where seed 000 is silent or ambiguous (each tested):
+structure. Choices where Mortazavi & Jalili 2017 is silent or ambiguous (each tested):
 
 * Units: Z as given, normally z-scores (then n σ² = n, Eq. 14 exactly). For other data the
   mean and the population variance of each column of Z are preserved, and Δ is in Z's units.
-* w < 1 (FORMULAS decision 17): γ is eliminated as (Δ² - (C_j + δ_j - x_i)²) / (1 - w_i).
-* Relative Δ (seed 000 §5.1): Δ_i[t] = r·|x_i[t]| with a factor r > 0 (Δ enters only as Δ²).
+* w < 1 (docs/methods.md §5, decision 17): γ is eliminated as (Δ² - (C_j + δ_j - x_i)²) / (1 - w_i).
+* Relative Δ (Mortazavi & Jalili 2017, §5.1): Δ_i[t] = r·|x_i[t]| with a factor r > 0 (Δ enters only as Δ²).
 * The shift term is Eq. 14's Σ n_j δ_j²; Eq. 17's linear rewriting agrees only on the feasible
   set, so both have the same optimum.
 * A constant column has one feasible point (no shift) and is released unchanged.
-* The output is not renormalized again (FORMULAS §1.3): it already has the mean and variance.
+* The output is not renormalized again (docs/methods.md §1.3): it already has the mean and variance.
 
 Solvers (``solver``): "dual" (default) — Lagrangian dual Newton with closed-form per-group
 quartic minimization, certified when the dual bound closes, with a local polish at kinks of the
@@ -44,7 +45,7 @@ from ._labels import check_labels
 
 SOLVERS = ("dual", "trust-constr")
 WEIGHTS = ("given", "random")
-SOURCE = "seed 000 §4, Eq. 14-18"
+SOURCE = "Mortazavi & Jalili 2017, §4, Eq. 14-18"
 
 
 @dataclass(frozen=True, repr=False)
@@ -122,7 +123,7 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
 
     ``delta``: Δ in Z's units — a scalar, one per attribute (d,), or one per cell (n, d); with
     ``relative`` it is the factor r of Δ = r·|x| (r > 0). ``w``: importance weights in [0, 1) —
-    a scalar, per record (n,), per cell (n, d); ``weights="random"`` uses seed 000 Table 3's
+    a scalar, per record (n,), per cell (n, d); ``weights="random"`` uses Mortazavi & Jalili 2017, Table 3's
     ``RandomState(w_seed).rand(d, n).T`` instead. ``k``: if given, every group must have at least
     k records. ``tol``: the mean and variance must be met to tol·sd and tol·variance;
     ``gap_tol``: relative gap below which a feasible answer counts as certified optimal.
@@ -249,17 +250,20 @@ PARAMS = (
     Param("alpha", "float", 0.5, "weight of the distance violations against the size of the centroid shifts "
           "(0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0),
     Param("delta", "float", 0.1, "minimum desired distance Δ between original and released value, in z units "
-          "(an (n, d) or (d,) array through the Python API)", "seed 000 §5 (Δ = 0.1)", low=0.0, array_ok=True),
-    Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
-          "seed 000 §5.1"),
-    Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1) (an (n, d) or (n,) array "
-          "through the Python API)", "seed 000 §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0, high_open=True,
+          "(an (n, d) or (d,) array through the Python API)", "Mortazavi & Jalili 2017, §5 (Δ = 0.1)", low=0.0,
           array_ok=True),
-    Param("weights", "choice", "given", "'given': use w; 'random': seed 000 Table 3's uniform random weights "
-          "(MATLAB rng(w_seed); rand(n, d))", "seed 000 Table 3", choices=WEIGHTS),
-    Param("w_seed", "int", 1, "seed of the random weights", "seed 000 Table 3 (seed 1)", low=0),
+    Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
+          "Mortazavi & Jalili 2017, §5.1"),
+    Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1) (an (n, d) or (n,) array "
+          "through the Python API)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
+          high_open=True,
+          array_ok=True),
+    Param("weights", "choice", "given", "'given': use w; 'random': Mortazavi & Jalili 2017, Table 3's uniform "
+                                        "random weights "
+          "(MATLAB rng(w_seed); rand(n, d))", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS),
+    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seed 1)", low=0),
     Param("solver", "choice", "dual", "'dual': certified Lagrangian dual method (milliseconds); 'trust-constr': "
-          "scipy local solver from δ = 0 (seconds; a cross-check)", "FORMULAS §3.3", choices=SOLVERS),
+          "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS),
 )
 
 
@@ -276,7 +280,7 @@ def p3m_with_report(Z, labels, **params) -> tuple[np.ndarray, list[dict]]:
           personalized_privacy=True)
 def p3m(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, w=0.001, weights: str = "given",
         w_seed: int = 1, solver: str = "dual", k: int | None = None) -> np.ndarray:
-    """Release of P3M aggregation on partition ``labels`` (seed 000 §4, Eq. 14-18): one value per group
+    """Release of P3M aggregation on partition ``labels`` (Mortazavi & Jalili 2017, §4, Eq. 14-18): one value per group
     and attribute, each attribute's mean and variance preserved. Parameters as in :func:`p3m_solve`,
     which also returns the diagnostics. Refuses (``MicroaggError``) when the constraints are not met
     to tolerance; a feasible local optimum (gap not closed) is returned — see ``p3m_solve``.
@@ -294,7 +298,8 @@ def _checked(Z, labels, **params) -> P3MResult:
         if single:
             raise MicroaggError(
                 f"P3M cannot keep the variance of attribute(s) {single} with a single group: the mean constraint "
-                "fixes one group's value at the mean, so the release would be constant (seed 000 Eq. 17). P3M "
+                "fixes one group's value at the mean, so the release would be constant (Mortazavi & Jalili 2017, "
+                "Eq. 17). P3M "
                 "needs at least two groups; lower k or choose another aggregation.")
         raise MicroaggError(
             f"P3M did not meet the mean/variance constraints of attribute(s) {bad} to tolerance (mean errors "

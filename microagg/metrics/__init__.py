@@ -1,7 +1,7 @@
 """Risk and utility metrics over plain arrays (original Z, protected Z', labels), and ``evaluate``.
 
 Modules by concern: ``utility`` (SSE, IL, IL1s, ADM, SSE_i), ``probabilistic`` (PIL), ``gil``
-(seed 004's M1-M5 and G_IL), ``risk`` (DLD, SDID), ``privacy`` (SL), ``scores`` (DR, G_DR, SI),
+(Oommen & Fayyoumi's (2010) M1-M5 and G_IL), ``risk`` (DLD, SDID), ``privacy`` (SL), ``scores`` (DR, G_DR, SI),
 ``significance`` (sign test), ``anonymity`` (group statistics, k-anonymity), ``registry`` (every
 metric described as data) and ``report`` (``evaluate``).
 """
@@ -13,7 +13,7 @@ from .privacy import breaches, satisfaction, satisfaction_by_attribute, satisfac
 from .probabilistic import pil, pil_components
 from .report import evaluate
 from .risk import dld, linkage, nearest_masked, sdid
-from .scores import dr_seed000, g_dr, si_seed000, si_seed004
+from .scores import dr_mortazavi, g_dr, si_mortazavi, si_oommen
 from .significance import sign_test
 from .utility import (
     adm,
@@ -30,6 +30,6 @@ from .utility import (
 __all__ = ["registry", "group_sizes", "group_stats", "k_anonymity", "g_il", "gil_components", "pil",
            "pil_components", "breaches", "satisfaction", "satisfaction_by_attribute", "satisfaction_level",
            "evaluate", "dld", "linkage",
-           "nearest_masked", "sdid", "dr_seed000", "g_dr", "si_seed000", "si_seed004", "sign_test", "adm", "il1s",
+           "nearest_masked", "sdid", "dr_mortazavi", "g_dr", "si_mortazavi", "si_oommen", "sign_test", "adm", "il1s",
            "information_loss", "partition_information_loss", "sse", "sse_by_attribute", "sse_by_group", "sse_i",
            "sst"]

@@ -1,4 +1,4 @@
-"""Group statistics and the k-anonymity check of a release (FORMULAS §4.12-4.13)."""
+"""Group statistics and the k-anonymity check of a release (docs/metrics.md §4.12-4.13)."""
 
 from __future__ import annotations
 

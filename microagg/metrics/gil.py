@@ -1,7 +1,7 @@
-"""G_IL, the global information loss of seed 004 (Table I, Eq. 6), from the five measures M1-M5.
+"""G_IL, the global information loss of Oommen & Fayyoumi 2010 (Table I, Eq. 6), from the five measures M1-M5.
 
 Computed in ORIGINAL units: M1 and M2 divide by the values and the means themselves, which are
-about 0 on z-scores (FORMULAS §4.10). Means, variances and covariances use 1/n.
+about 0 on z-scores (docs/metrics.md §4.10). Means, variances and covariances use 1/n.
 
 * M1 = mean over cells of |x - x'| / |x|          (mean variation of the data)
 * M2 = mean over attributes of |x̄ - x̄'| / |x̄|     (of the means)
@@ -10,9 +10,9 @@ about 0 on z-scores (FORMULAS §4.10). Means, variances and covariances use 1/n.
 * M5 = mean over pairs t < t' of |r_tt' - r'_tt'|  (mean absolute error of the correlations)
 * G_IL = 100 (M1 + M2 + M3 + M4 + M5) / 5
 
-Mean-variation rule (seed 004 footnote 5): if a = 0 and a' != 0 divide by |a'|; if a = a' = 0 the
+Mean-variation rule (Oommen & Fayyoumi 2010, footnote 5): if a = 0 and a' != 0 divide by |a'|; if a = a' = 0 the
 term is left out and not counted. Decisions: M4 sums over t <= t', matching its d(d+1)/2
-denominator (Table I prints t < t'; FORMULAS §5 #22); correlation pairs with an attribute constant
+denominator (Table I prints t < t'; docs/methods.md §5 #22); correlation pairs with an attribute constant
 in the original are left out of M5, and a masked attribute that became constant has correlation 0;
 with d = 1 (no pairs) G_IL averages M1-M4. The measures are ratios (not %); G_IL is in %.
 """
@@ -25,7 +25,9 @@ from ._arrays import correlation, pair
 
 
 def mean_variation(a, a_masked) -> float:
-    """Mean of |a - a'| / |a| with seed 004's footnote-5 rule for zeros (0 if every term is left out)."""
+    """Mean of |a - a'| / |a| with Oommen & Fayyoumi's (2010) footnote-5 rule for zeros (0 if every term is left
+    out).
+    """
     a = np.ravel(np.asarray(a, dtype=np.float64))
     b = np.ravel(np.asarray(a_masked, dtype=np.float64))
     keep = (a != 0) | (b != 0)
@@ -36,7 +38,7 @@ def mean_variation(a, a_masked) -> float:
 
 
 def gil_components(X, Xp) -> dict[str, float]:
-    """M1-M5 (ratios) and G_IL (%) of seed 004 Table I / Eq. 6, on data in original units."""
+    """M1-M5 (ratios) and G_IL (%) of Oommen & Fayyoumi 2010, Table I / Eq. 6, on data in original units."""
     X, Xp = pair(X, Xp)
     n, d = X.shape
     Xc, Yc = X - X.mean(axis=0), Xp - Xp.mean(axis=0)
@@ -54,5 +56,5 @@ def gil_components(X, Xp) -> dict[str, float]:
 
 
 def g_il(X, Xp) -> float:
-    """G_IL in % (seed 004 Eq. 6); see :func:`gil_components`."""
+    """G_IL in % (Oommen & Fayyoumi 2010, Eq. 6); see :func:`gil_components`."""
     return gil_components(X, Xp)["G_IL"]

@@ -1,11 +1,11 @@
-"""Personalized privacy (seed 000 §4): thresholds Δ, weights w and the satisfaction level SL (Eq. 13).
+"""Personalized privacy (Mortazavi & Jalili 2017, §4): thresholds Δ, weights w and the satisfaction level SL (Eq. 13).
 
 Δ and w are shared by SL and by P3M aggregation, so their accepted forms live here:
 
 * ``delta``: a scalar, one value per attribute (d,), or one per cell (n, d), in z units,
-  all >= 0; with ``relative=True`` the cell threshold is ``delta * |x|`` (seed 000 §5.1).
+  all >= 0; with ``relative=True`` the cell threshold is ``delta * |x|`` (Mortazavi & Jalili 2017, §5.1).
 * ``w``: a scalar, one value per record (n,), or one per cell (n, d), in [0, 1) — or
-  ``"random"``: seed 000 Table 3's ``w = rand`` under MATLAB ``rng(seed)``, which is
+  ``"random"``: Mortazavi & Jalili 2017, Table 3's ``w = rand`` under MATLAB ``rng(seed)``, which is
   ``numpy.random.RandomState(seed).rand(d, n).T`` (column-major fill).
 """
 
@@ -20,7 +20,9 @@ from ._arrays import pair
 
 
 def random_weights(n: int, d: int, seed: int = 1) -> np.ndarray:
-    """Seed 000 Table 3's weights: MATLAB ``rng(seed); rand(n, d)`` = ``RandomState(seed).rand(d, n).T``."""
+    """Mortazavi & Jalili 2017, Table 3's weights: MATLAB ``rng(seed); rand(n, d)`` = ``RandomState(seed).rand(d,
+    n).T``.
+    """
     return np.random.RandomState(seed).rand(d, n).T
 
 
@@ -51,7 +53,7 @@ def _cells(value, n: int, d: int, name: str) -> np.ndarray:
 def resolve_delta(delta, Z: np.ndarray, relative: bool = False) -> np.ndarray:
     """Cell thresholds Δ (n x d, z units) from a scalar / per-attribute / per-cell ``delta``.
 
-    With ``relative``, Δ_i[t] = delta · |x_i[t]| (seed 000 §5.1; Δ enters only as Δ², so the
+    With ``relative``, Δ_i[t] = delta · |x_i[t]| (Mortazavi & Jalili 2017, §5.1; Δ enters only as Δ², so the
     sign of x is irrelevant).
     """
     Z = np.asarray(Z, dtype=np.float64)
@@ -93,7 +95,8 @@ def sl_arguments(privacy: dict) -> dict:
 
 
 def breaches(Z, Zp, delta=0.1, relative: bool = False) -> np.ndarray:
-    """Proximity breaches (seed 000 §4): the n x d cells whose released value is closer than Δ to the original.
+    """Proximity breaches (Mortazavi & Jalili 2017, §4): the n x d cells whose released value is closer than Δ to the
+    original.
 
     The cells with sl = 0 in SL (Eq. 13): Δ > 0 and |x - x'| < Δ, with Δ as in :func:`satisfaction_level`
     (a scalar, per attribute, per cell, or relative to |x|), in z units.
@@ -104,7 +107,7 @@ def breaches(Z, Zp, delta=0.1, relative: bool = False) -> np.ndarray:
 
 
 def satisfaction(Z, Zp, delta=0.1, w=0.001, relative: bool = False, w_seed: int | None = 1) -> tuple[float, np.ndarray]:
-    """SL in % over all cells and per attribute (seed 000 Eq. 13), Δ and w resolved once.
+    """SL in % over all cells and per attribute (Mortazavi & Jalili 2017, Eq. 13), Δ and w resolved once.
 
     sl_i[t] = 1 iff the cell is not a breach (:func:`breaches`); SL = 100 Σ w sl / Σ w, with 0/0 := 100.
     """
@@ -118,10 +121,10 @@ def satisfaction(Z, Zp, delta=0.1, w=0.001, relative: bool = False, w_seed: int 
 
 
 def satisfaction_level(Z, Zp, delta=0.1, w=0.001, relative: bool = False, w_seed: int | None = 1) -> float:
-    """SL, the weighted share of cells at least Δ away from their original (seed 000 Eq. 13), in %.
+    """SL, the weighted share of cells at least Δ away from their original (Mortazavi & Jalili 2017, Eq. 13), in %.
 
-    Both arrays are in z units; for mean microaggregation seed 000 compares with the
-    renormalized centroids C_j / σ_TC (Eq. 5), which reproduces its Tables 2-3 (PUBLISHED.md §6).
+    Both arrays are in z units; for mean microaggregation Mortazavi & Jalili 2017 compares with the
+    renormalized centroids C_j / σ_TC (Eq. 5), which reproduces its Tables 2-3 (docs/reproductions.md §6).
     """
     return satisfaction(Z, Zp, delta, w, relative, w_seed)[0]
 

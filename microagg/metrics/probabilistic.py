@@ -1,15 +1,15 @@
-"""PIL, probabilistic information loss (seed 000 Eq. 9-11; Mateo-Sanz, Domingo-Ferrer & Sebé 2005).
+"""PIL, probabilistic information loss (Mortazavi & Jalili 2017, Eq. 9-11; Mateo-Sanz, Domingo-Ferrer & Sebé 2005).
 
 For a statistic with value θ on the original and θ̂ on the masked data,
 pil = 2 (Φ(|θ̂ - θ| / sqrt(Var θ̂)) - 1/2) = erf(|θ̂ - θ| / sqrt(2 Var θ̂)) (Eq. 10), with Var θ̂ the
-sampling variance of the statistic evaluated on the original data (FORMULAS §4.3 table):
+sampling variance of the statistic evaluated on the original data (docs/metrics.md §4.3 table):
 
 * mean: σ²/n;  variance (1/n): ((n-1)²/n³) μ4 - ((n-1)(n-3)/n³) σ⁴;
 * covariance (1/n): ((n-1)²/n³) μ22 + ((n-1)/n³) μ20 μ02 - ((n-1)(n-2)/n³) μ11²;
 * Pearson correlation: (1 - ρ²)² / n;
 * quantile Q_l, l = 5 %, ..., 95 %: l (1 - l) / (n f(Q_l)²).
 
-Decisions (FORMULAS §4.3, §5 #20): linear-interpolation quantiles (numpy's default); f is a
+Decisions (docs/metrics.md §4.3, §5 #20): linear-interpolation quantiles (numpy's default); f is a
 Gaussian kernel density of the original attribute with Silverman's bandwidth
 0.9 min(σ, IQR/1.34) n^(-1/5), falling back to σ when the IQR is 0 (as R's ``bw.nrd0``). A term
 whose variance is 0 (or f = 0) is 0 if θ̂ = θ and 1 otherwise. Attributes constant in the original
@@ -89,5 +89,5 @@ def pil_components(Z, Zp) -> dict[str, float]:
 
 
 def pil(Z, Zp) -> float:
-    """Probabilistic information loss PIL in % (seed 000 Eq. 11); see :func:`pil_components`."""
+    """Probabilistic information loss PIL in % (Mortazavi & Jalili 2017, Eq. 11); see :func:`pil_components`."""
     return pil_components(Z, Zp)["PIL"]

@@ -21,18 +21,22 @@ FAMILIES = ("utility", "risk", "privacy", "combined", "test")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("delta", "array", 0.1, "minimum distance Δ each owner asks for, in z units: a scalar, one per attribute "
-          "or one per cell", "seed 000 §4, §5 (Δ = 0.1)"),
-    Param("relative", "bool", False, "Δ relative to the value: Δ_i[t] = delta·|x_i[t]|", "seed 000 §5.1"),
+          "or one per cell", "Mortazavi & Jalili 2017, §4, §5 (Δ = 0.1)"),
+    Param("relative", "bool", False, "Δ relative to the value: Δ_i[t] = delta·|x_i[t]|", "Mortazavi & Jalili 2017, "
+                                                                                         "§5.1"),
     Param("w", "array", 0.001, "importance w of each owner's Δ, in [0, 1): a scalar, one per record or per cell, "
-          "or \"random\" (seed 000 Table 3)", "seed 000 Eq. 13, Table 3"),
-    Param("w_seed", "int", 1, "seed of w = \"random\" (MATLAB rng(seed); rand(n, d))", "seed 000 Table 3", low=0),
-    Param("p", "float", 5.0, "interval half-width in % of the attribute's sd", "seed 000 Eq. 8, §5 (sd = 5)",
+          "or \"random\" (Mortazavi & Jalili 2017, Table 3)", "Mortazavi & Jalili 2017, Eq. 13, Table 3"),
+    Param("w_seed", "int", 1, "seed of w = \"random\" (MATLAB rng(seed); rand(n, d))", "Mortazavi & Jalili 2017, "
+                                                                                       "Table 3", low=0),
+    Param("p", "float", 5.0, "interval half-width in % of the attribute's sd", "Mortazavi & Jalili 2017, Eq. 8, §5 "
+                                                                               "(sd = 5)",
           low=0, high=100, low_open=True, high_open=True),
     Param("keys", "array", None, "key variables an intruder knows, for RLD (names or positions; default all)",
-          "seed 004 §IV-C"),
+          "Oommen & Fayyoumi 2010, §IV-C"),
     Param("confidential", "array", None, "confidential attributes for SSE_i (names or positions; default all)",
-          "seed 002 Eq. 2"),
-    Param("si_weight", "float", 0.5, "weight x of G_IL in seed 004's SI", "seed 004 Eq. 8", low=0, high=1),
+          "Abidi, Ben Yahia & Perera 2018, Eq. 2"),
+    Param("si_weight", "float", 0.5, "weight x of G_IL in Oommen & Fayyoumi's (2010) SI", "Oommen & Fayyoumi 2010, "
+                                                                                          "Eq. 8", low=0, high=1),
     Param("k", "int", None, "if given, every group of labels must have at least k records", "k-anonymity", low=2),
 )}
 
@@ -63,19 +67,21 @@ def _m(name, title, family, unit, direction, source, summary, params=(), labels=
     return Metric(name, title, family, unit, direction, source, summary, tuple(params), labels, per_attribute)
 
 
-_PIL = "seed 000 Eq. 9-11 (Mateo-Sanz et al. 2005)"
-_GIL = "seed 004 Table I"
+_PIL = "Mortazavi & Jalili 2017, Eq. 9-11 (Mateo-Sanz et al. 2005)"
+_GIL = "Oommen & Fayyoumi 2010, Table I"
 METRICS: tuple[Metric, ...] = (
-    _m("IL", "Information loss", "utility", "%", LOWER, "seed 003 Eq. 4; seed 000 Eq. 1-2",
+    _m("IL", "Information loss", "utility", "%", LOWER, "Chettri, Paul & Dutta, Eq. 4; Mortazavi & Jalili 2017, Eq. "
+                                                        "1-2",
        "100·SSE/SST on z-scores: the share of the total variance the masking removed."),
-    _m("SSE", "Sum of squared errors", "utility", "z units²", LOWER, "seed 000 Eq. 1",
+    _m("SSE", "Sum of squared errors", "utility", "z units²", LOWER, "Mortazavi & Jalili 2017, Eq. 1",
        "Squared distance between original and masked values, in total and per attribute.", per_attribute=True),
-    _m("SST", "Total sum of squares", "utility", "z units²", NEUTRAL, "seed 000 Eq. 2",
+    _m("SST", "Total sum of squares", "utility", "z units²", NEUTRAL, "Mortazavi & Jalili 2017, Eq. 2",
        "Squared distance of the original values from their means (n·d for z-scores): IL's denominator."),
-    _m("partition IL", "Information loss of the partition", "utility", "%", LOWER, "seed 003 Eq. 1-4",
+    _m("partition IL", "Information loss of the partition", "utility", "%", LOWER, "Chettri, Paul & Dutta, Eq. 1-4",
        "IL if every record were replaced by its group mean: the loss due to the grouping alone.", labels=True),
-    _m("IL1s", "Mean absolute deviation IL1s", "utility", "%", LOWER, "seed 002 Eq. 1 (Yancey et al. 2002)",
-       "Mean over cells of |x - x'| / (√2 S_t), S_t the sample sd: seed 002's IL."),
+    _m("IL1s", "Mean absolute deviation IL1s", "utility", "%", LOWER, "Abidi, Ben Yahia & Perera 2018, Eq. 1 "
+                                                                      "(Yancey et al. 2002)",
+       "Mean over cells of |x - x'| / (√2 S_t), S_t the sample sd: Abidi, Ben Yahia & Perera's (2018) IL."),
     _m("PIL", "Probabilistic information loss", "utility", "%", LOWER, _PIL,
        "Mean of pil(Q), pil(mean), pil(var), pil(cov), pil(rho): how improbable the changes of these "
        "statistics are as sampling noise (0 = unchanged, 100 = far outside it)."),
@@ -96,50 +102,60 @@ METRICS: tuple[Metric, ...] = (
        "Mean of |v_tt' - v'_tt'| / |v_tt'| over pairs t <= t'."),
     _m("M5", "Mean absolute error of the correlations", "utility", "ratio", LOWER, _GIL,
        "Mean of |r_tt' - r'_tt'| over pairs t < t'."),
-    _m("G_IL", "Global information loss", "utility", "%", LOWER, "seed 004 Eq. 6",
+    _m("G_IL", "Global information loss", "utility", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 6",
        "100·(M1 + M2 + M3 + M4 + M5)/5, in original units."),
-    _m("ADM", "Absolute deviation from the median", "utility", "z units", LOWER, "seed 001 Eq. 1",
-       "Sum of |x - group median| over cells: seed 001's distortion measure.", labels=True),
-    _m("ADM / n", "ADM per record", "utility", "z units", LOWER, "seed 001 Eq. 1", "ADM divided by n.",
+    _m("ADM", "Absolute deviation from the median", "utility", "z units", LOWER, "Kabir & Wang, Eq. 1",
+       "Sum of |x - group median| over cells: Kabir & Wang's distortion measure.", labels=True),
+    _m("ADM / n", "ADM per record", "utility", "z units", LOWER, "Kabir & Wang, Eq. 1", "ADM divided by n.",
        labels=True),
-    _m("SSE_i min", "Smallest group diversity SSE_i", "utility", "z units²", HIGHER, "seed 002 Eq. 2",
+    _m("SSE_i min", "Smallest group diversity SSE_i", "utility", "z units²", HIGHER, "Abidi, Ben Yahia & Perera "
+                                                                                     "2018, Eq. 2",
        "Least spread of the confidential attributes within a group (attribute-disclosure protection).",
        ("confidential",), labels=True),
-    _m("SSE_i mean", "Mean group diversity SSE_i", "utility", "z units²", HIGHER, "seed 002 Eq. 2",
+    _m("SSE_i mean", "Mean group diversity SSE_i", "utility", "z units²", HIGHER, "Abidi, Ben Yahia & Perera 2018, "
+                                                                                  "Eq. 2",
        "Mean over groups of the spread of the confidential attributes.", ("confidential",), labels=True),
-    _m("DLD", "Distance-based linkage disclosure", "risk", "%", LOWER, "FORMULAS §4.6(b); seed 000 Eq. 7",
+    _m("DLD", "Distance-based linkage disclosure", "risk", "%", LOWER, "docs/metrics.md §4.6(b); Mortazavi & Jalili "
+                                                                       "2017, Eq. 7",
        "Expected share of records linked to their own masked record by nearest-neighbour matching "
        "(ties broken at random)."),
-    _m("DLD lowest index", "DLD, seed 000 rule", "risk", "%", LOWER, "seed 000 Eq. 7",
+    _m("DLD lowest index", "DLD, Mortazavi & Jalili 2017 rule", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 7",
        "Share of records whose nearest masked row with the lowest index is their own."),
-    _m("DLD 1st", "DBRL, linked to the nearest", "risk", "%", LOWER, "seed 002 §4.2 (DBRL)",
+    _m("DLD 1st", "DBRL, linked to the nearest", "risk", "%", LOWER, "Abidi, Ben Yahia & Perera 2018, §4.2 (DBRL)",
        "Share of masked records whose nearest original record is their own."),
-    _m("DLD 2nd", "DBRL, linked to the second nearest", "risk", "%", LOWER, "seed 002 §4.2 (DBRL)",
+    _m("DLD 2nd", "DBRL, linked to the second nearest", "risk", "%", LOWER, "Abidi, Ben Yahia & Perera 2018, §4.2 "
+                                                                            "(DBRL)",
        "Share of masked records whose second-nearest original record is their own."),
-    _m("DLD 1st or 2nd", "DLD, seed 003 rule", "risk", "%", LOWER, "seed 003 Eq. 5; seed 002 §4.2",
+    _m("DLD 1st or 2nd", "DLD, Chettri, Paul & Dutta rule", "risk", "%", LOWER, "Chettri, Paul & Dutta, Eq. 5; "
+                                                                                "Abidi, Ben Yahia & Perera 2018, §4.2",
        "Share of masked records whose own original is the nearest or second nearest original."),
-    _m("SDID", "Interval disclosure (linked record)", "risk", "%", LOWER, "seed 000 Eq. 8",
+    _m("SDID", "Interval disclosure (linked record)", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 8",
        "Share of original values within p % of the sd of the masked value of the linked record.",
        ("p",), per_attribute=True),
-    _m("ID", "Interval disclosure (own record)", "risk", "%", LOWER, "seed 004 Eq. 7; FORMULAS §4.7",
+    _m("ID", "Interval disclosure (own record)", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7; "
+                                                                     "docs/metrics.md §4.7",
        "Share of original values within p % of the sd of their own masked value.", ("p",)),
-    _m("RLD", "Record linkage on the key variables", "risk", "%", LOWER, "seed 004 Eq. 7",
+    _m("RLD", "Record linkage on the key variables", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7",
        "DLD (expected) using only the key variables an intruder knows.", ("keys",)),
-    _m("SL", "Satisfaction level", "privacy", "%", HIGHER, "seed 000 Eq. 13",
+    _m("SL", "Satisfaction level", "privacy", "%", HIGHER, "Mortazavi & Jalili 2017, Eq. 13",
        "Weighted share of values at least Δ away from their original (owners' wishes met).",
        ("delta", "relative", "w", "w_seed"), per_attribute=True),
-    _m("DR (seed 000)", "Disclosure risk", "combined", "%", LOWER, "seed 000 §2.3", "(DLD lowest index + SDID)/2.",
+    _m("DR (Mortazavi & Jalili 2017)", "Disclosure risk", "combined", "%", LOWER, "Mortazavi & Jalili 2017, §2.3",
+       "(DLD lowest index + SDID)/2.",
        ("p",)),
-    _m("SI (seed 000)", "Scoring index", "combined", "%", LOWER, "seed 000 Eq. 12", "(DR (seed 000) + PIL)/2.",
+    _m("SI (Mortazavi & Jalili 2017)", "Scoring index", "combined", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 12",
+       "(DR (Mortazavi & Jalili 2017) + PIL)/2.",
        ("p",)),
-    _m("G_DR", "Global disclosure risk", "combined", "%", LOWER, "seed 004 Eq. 7", "(RLD + ID)/2.", ("keys", "p")),
-    _m("SI (seed 004)", "Scoring index", "combined", "%", LOWER, "seed 004 Eq. 8", "x·G_IL + (1 - x)·G_DR.",
+    _m("G_DR", "Global disclosure risk", "combined", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7", "(RLD + ID)/2.",
+       ("keys", "p")),
+    _m("SI (Oommen & Fayyoumi 2010)", "Scoring index", "combined", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 8",
+       "x·G_IL + (1 - x)·G_DR.",
        ("keys", "p", "si_weight")),
-    _m("sign test N", "Sign test: untied pairs", "test", "pairs", NEUTRAL, "seed 001 §4",
+    _m("sign test N", "Sign test: untied pairs", "test", "pairs", NEUTRAL, "Kabir & Wang, §4",
        "Number of records whose masked value differs from the original.", per_attribute=True),
-    _m("sign test W", "Sign test: positive differences", "test", "pairs", NEUTRAL, "seed 001 §4",
+    _m("sign test W", "Sign test: positive differences", "test", "pairs", NEUTRAL, "Kabir & Wang, §4",
        "Number of records whose original value exceeds the masked one.", per_attribute=True),
-    _m("sign test p", "Sign test: p-value", "test", "", NEUTRAL, "seed 001 §4 (scipy binomtest)",
+    _m("sign test p", "Sign test: p-value", "test", "", NEUTRAL, "Kabir & Wang, §4 (scipy binomtest)",
        "Two-sided exact p-value of W ~ Bin(N, 1/2): small = masked values shifted systematically "
        "(the row 'all' pools dependent pairs).", per_attribute=True),
 )

@@ -61,11 +61,11 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
 
     ``original`` and ``protected`` hold the same records in the same order, in original units
     (DataFrames or arrays); the numeric columns of ``original`` are evaluated. Distances and
-    thresholds use z-scores with the ORIGINAL data's mean and population sd (seed 000 §2.1);
+    thresholds use z-scores with the ORIGINAL data's mean and population sd (Mortazavi & Jalili 2017, §2.1);
     G_IL and the sign test use the original units. ``labels`` (the partition, (n,) or (n, d)) adds
     partition IL, ADM and SSE_i (SSE_i only for one labelling (n,)). Parameters
     (``microagg.metrics.registry.PARAMS``): delta, relative, w, w_seed (SL), p (SDID, ID), keys (RLD),
-    confidential (SSE_i), si_weight (SI of seed 004), k (every group of ``labels`` must have at
+    confidential (SSE_i), si_weight (SI of Oommen & Fayyoumi 2010), k (every group of ``labels`` must have at
     least k records). ``per_attribute=False`` keeps only the "all" rows.
     """
     X, Xp, names = _frames(original, protected)
@@ -130,7 +130,8 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
             add("SSE_i min", float(div.min()))
             add("SSE_i mean", float(div.mean()))
 
-    # risk: one linkage on all attributes (seed 000, 002, 003), one on the key variables (seed 004)
+    # risk: one linkage on all attributes (Mortazavi & Jalili 2017, 002, 003), one on the key variables (Oommen &
+    # Fayyoumi 2010)
     link = risk.Linkage(Z, Zp)
     for name, rule in (("DLD", "expected"), ("DLD lowest index", "lowest_index"), ("DLD 1st", "1st"),
                        ("DLD 2nd", "2nd"), ("DLD 1st or 2nd", "1st_or_2nd")):
@@ -151,12 +152,12 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     add_each("SL", sl_t)
 
     # combined
-    dr = scores.dr_seed000(link.dld("lowest_index"), sdid)
-    add("DR (seed 000)", dr)
-    add("SI (seed 000)", scores.si_seed000(dr, parts["PIL"]))
+    dr = scores.dr_mortazavi(link.dld("lowest_index"), sdid)
+    add("DR (Mortazavi & Jalili 2017)", dr)
+    add("SI (Mortazavi & Jalili 2017)", scores.si_mortazavi(dr, parts["PIL"]))
     gdr = scores.g_dr(rld, id_)
     add("G_DR", gdr)
-    add("SI (seed 004)", scores.si_seed004(g["G_IL"], gdr, prm["si_weight"]))
+    add("SI (Oommen & Fayyoumi 2010)", scores.si_oommen(g["G_IL"], gdr, prm["si_weight"]))
 
     # statistical test
     st = significance.sign_test(X, Xp, names).set_index("attribute")

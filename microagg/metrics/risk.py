@@ -1,7 +1,8 @@
 """Disclosure risk: distance-based record linkage (DLD) and interval disclosure (SDID, ID).
 
-Seed 000 Eq. 7 (DLD) and Eq. 8 (SDID); seed 003 Eq. 5 and seed 002 §4.2 (linkage to the 1st or
-2nd nearest); seed 004 Eq. 7 (RLD on key variables, ID). Definitions: FORMULAS §4.6-4.7.
+Mortazavi & Jalili 2017, Eq. 7 (DLD) and Eq. 8 (SDID); Chettri, Paul & Dutta, Eq. 5 and Abidi, Ben Yahia & Perera
+2018, §4.2 (linkage to the 1st or
+2nd nearest); Oommen & Fayyoumi 2010, Eq. 7 (RLD on key variables, ID). Definitions: docs/metrics.md §4.6-4.7.
 
 Inputs are original and masked data in the same units, normally z-scores of the original
 (population sd), so that every attribute weighs the same in the distance.
@@ -10,10 +11,11 @@ Inputs are original and masked data in the same units, normally z-scores of the 
 
 * ``"expected"`` (default): each original record is linked to its nearest masked record; it scores
   1/|T| when its own masked record is among the |T| equally near ones (random tie-breaking, the
-  usual DBRL convention, FORMULAS §4.6b).
-* ``"lowest_index"``: seed 000 Eq. 7 literally, N¹(x_i) = the lowest row index among the nearest
+  usual DBRL convention, docs/metrics.md §4.6b).
+* ``"lowest_index"``: Mortazavi & Jalili 2017, Eq. 7 literally, N¹(x_i) = the lowest row index among the nearest
   masked records; record i counts if N¹(x_i) = i (§4.6a).
-* ``"1st"`` / ``"2nd"`` / ``"1st_or_2nd"``: seed 003 Eq. 5 and seed 002's DBRL, from the masked side:
+* ``"1st"`` / ``"2nd"`` / ``"1st_or_2nd"``: Chettri, Paul & Dutta, Eq. 5 and Abidi, Ben Yahia & Perera's (2018) DBRL,
+from the masked side:
   for each masked record the nearest and second-nearest ORIGINAL records (ties: lowest row index);
   linked if its own original is the 1st, the 2nd, or either (§4.6c).
 
@@ -36,9 +38,10 @@ from ..errors import MicroaggError
 from ._arrays import columns, pair, percent
 
 RULES = ("expected", "lowest_index", "1st", "2nd", "1st_or_2nd")
-RULE_TITLES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (seed 000)",
+RULE_TITLES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (Mortazavi "
+                                                                                 "& Jalili 2017)",
                "1st": "linked to the nearest (DBRL)", "2nd": "linked to the second nearest",
-               "1st_or_2nd": "nearest or second nearest (seed 003)"}
+               "1st_or_2nd": "nearest or second nearest (Chettri, Paul & Dutta)"}
 _REL = 1e-9  # relative margin within which a tree decision is re-checked exactly
 _LEAFSIZE = 64  # measured about twice as fast as scipy's default 16 for 10-dimensional queries (benchmarks/)
 
@@ -168,26 +171,28 @@ def linkage(Z, Zp, rule: str = "expected", keys=None, names=None) -> np.ndarray:
 
 
 def dld(Z, Zp, rule: str = "expected", keys=None, names=None) -> float:
-    """Distance-based linkage disclosure in % (seed 000 Eq. 7; seed 003 Eq. 5 with ``rule="1st_or_2nd"``).
+    """Distance-based linkage disclosure in % (Mortazavi & Jalili 2017, Eq. 7; Chettri, Paul & Dutta, Eq. 5 with
+    ``rule="1st_or_2nd"``).
 
-    Rules: see the module docstring. With ``keys`` (seed 004's RLD) only the key variables enter the distance.
+    Rules: see the module docstring. With ``keys`` (Oommen & Fayyoumi's (2010) RLD) only the key variables enter the
+    distance.
     """
     return float(100.0 * linkage(Z, Zp, rule, keys, names).mean())
 
 
 def nearest_masked(Z, Zp, keys=None, names=None) -> np.ndarray:
-    """N¹(x_i) of seed 000 Eq. 7-8: for each original record, the lowest-index nearest masked record."""
+    """N¹(x_i) of Mortazavi & Jalili 2017, Eq. 7-8: for each original record, the lowest-index nearest masked record."""
     Z, Zp = pair(Z, Zp)
     return Linkage(Z, Zp, columns(keys, Z.shape[1], names, "keys")).nearest
 
 
 def sdid(Z, Zp, p: float = 5.0, link: str = "nearest", by_attribute: bool = False):
-    """Standard-deviation-based interval disclosure in % (seed 000 Eq. 8).
+    """Standard-deviation-based interval disclosure in % (Mortazavi & Jalili 2017, Eq. 8).
 
     Cell (i, t) is disclosed if |x_i[t] - x'_i'[t]| <= p % of the population sd of original attribute t
-    (inclusive). ``link="nearest"`` (seed 000) takes i' = N¹(x_i), the lowest-index nearest masked
+    (inclusive). ``link="nearest"`` (Mortazavi & Jalili 2017) takes i' = N¹(x_i), the lowest-index nearest masked
     record over all attributes; ``link="own"`` takes i' = i (interval disclosure of the record's own
-    values, seed 004's ID). Attributes constant in the original are skipped (sd 0). ``by_attribute``
+    values, Oommen & Fayyoumi's (2010) ID). Attributes constant in the original are skipped (sd 0). ``by_attribute``
     returns one value per attribute (NaN for skipped ones).
     """
     Z, Zp = pair(Z, Zp)

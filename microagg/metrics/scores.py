@@ -1,10 +1,10 @@
 """Combined scores: disclosure risk and scoring indices from their components (all in %, lower is better).
 
-Seed 000 (Eq. 12, §2.3): DR = (DLD + SDID) / 2 with DLD by the lowest-index rule (Eq. 7) and SDID
+Mortazavi & Jalili 2017 (Eq. 12, §2.3): DR = (DLD + SDID) / 2 with DLD by the lowest-index rule (Eq. 7) and SDID
 at 5 % of the sd (Eq. 8); IL = PIL (Eq. 11); SI = (DR + IL) / 2.
-Seed 004 (Eq. 7-8): G_DR = (RLD + ID) / 2 with RLD a record linkage on the key variables and ID
+Oommen & Fayyoumi 2010 (Eq. 7-8): G_DR = (RLD + ID) / 2 with RLD a record linkage on the key variables and ID
 interval disclosure of the record's own masked values; SI = x G_IL + (1 - x) G_DR, x = 0.5
-(FORMULAS §4.9-4.10).
+(docs/metrics.md §4.9-4.10).
 """
 
 from __future__ import annotations
@@ -20,23 +20,23 @@ def _number(value, name: str) -> float:
     return float(value)
 
 
-def dr_seed000(dld: float, sdid: float) -> float:
-    """DR = (DLD + SDID) / 2 (seed 000 §2.3, used in Eq. 12)."""
+def dr_mortazavi(dld: float, sdid: float) -> float:
+    """DR = (DLD + SDID) / 2 (Mortazavi & Jalili 2017, §2.3, used in Eq. 12)."""
     return (_number(dld, "dld") + _number(sdid, "sdid")) / 2.0
 
 
-def si_seed000(dr: float, il: float) -> float:
-    """SI = (DR + IL) / 2 (seed 000 Eq. 12), IL being PIL."""
+def si_mortazavi(dr: float, il: float) -> float:
+    """SI = (DR + IL) / 2 (Mortazavi & Jalili 2017, Eq. 12), IL being PIL."""
     return (_number(dr, "dr") + _number(il, "il")) / 2.0
 
 
 def g_dr(rld: float, id_: float) -> float:
-    """G_DR = (RLD + ID) / 2 (seed 004 Eq. 7)."""
+    """G_DR = (RLD + ID) / 2 (Oommen & Fayyoumi 2010, Eq. 7)."""
     return (_number(rld, "rld") + _number(id_, "id_")) / 2.0
 
 
-def si_seed004(g_il: float, g_dr: float, x: float = 0.5) -> float:
-    """SI = x G_IL + (1 - x) G_DR (seed 004 Eq. 8), x in [0, 1]."""
+def si_oommen(g_il: float, g_dr: float, x: float = 0.5) -> float:
+    """SI = x G_IL + (1 - x) G_DR (Oommen & Fayyoumi 2010, Eq. 8), x in [0, 1]."""
     x = _number(x, "x")
     if not 0 <= x <= 1:
         raise MicroaggError(f"'x' (weight of G_IL in SI) must lie in [0, 1]; got {x!r}.")

@@ -1,11 +1,11 @@
-"""The sign test of seed 001 §4 (Theorem 1): did masking shift the values of an attribute?
+"""The sign test of Kabir & Wang, §4 (Theorem 1): did masking shift the values of an attribute?
 
 Per attribute, D_i = x_i - x'_i (original minus masked); pairs with D_i = 0 are dropped (ties), N
 pairs remain and W of them are positive. Under H0 (no shift) W ~ Binomial(N, 1/2); the two-sided
-exact p-value comes from ``scipy.stats.binomtest`` (p = 1 when N = 0). Seed 001's example: mean
+exact p-value comes from ``scipy.stats.binomtest`` (p = 1 when N = 0). Kabir & Wang's example: mean
 aggregation gives N = 9, W = 3, p = 0.5078; median aggregation N = 12, W = 6, p = 1.
 
-Read it with care (FORMULAS §4.5): median aggregation forces W = N/2 in every group of distinct
+Read it with care (docs/metrics.md §4.5): median aggregation forces W = N/2 in every group of distinct
 values, so a large p-value for the median is guaranteed by construction and says nothing about
 utility; a small p-value means the masked values are shifted systematically.
 """

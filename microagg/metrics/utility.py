@@ -1,7 +1,9 @@
 """Information loss on records: SSE, SST, IL, IL1s, ADM and the per-group SSE_i.
 
-SSE / SST / IL: seed 000 Eq. 1-2, seed 003 Eq. 1-4. IL1s: seed 002 Eq. 1. ADM: seed 001 Eq. 1.
-SSE_i: seed 002 Eq. 2. Statistics-based losses live in ``probabilistic.py`` (PIL) and ``gil.py`` (G_IL).
+SSE / SST / IL: Mortazavi & Jalili 2017, Eq. 1-2, Chettri, Paul & Dutta, Eq. 1-4. IL1s: Abidi, Ben Yahia & Perera
+2018, Eq. 1. ADM: Kabir & Wang, Eq. 1.
+SSE_i: Abidi, Ben Yahia & Perera 2018, Eq. 2. Statistics-based losses live in ``probabilistic.py`` (PIL) and
+``gil.py`` (G_IL).
 """
 
 from __future__ import annotations
@@ -14,18 +16,18 @@ from ._arrays import columns, pair
 
 
 def sse_by_attribute(Z, Zp) -> np.ndarray:
-    """SSE_t = sum_i (z_i[t] - z'_i[t])^2 per attribute (seed 000 Eq. 1)."""
+    """SSE_t = sum_i (z_i[t] - z'_i[t])^2 per attribute (Mortazavi & Jalili 2017, Eq. 1)."""
     Z, Zp = pair(Z, Zp)
     return ((Z - Zp) ** 2).sum(axis=0)
 
 
 def sse(Z, Zp) -> float:
-    """Sum of squared errors between original and masked data (seed 000 Eq. 1)."""
+    """Sum of squared errors between original and masked data (Mortazavi & Jalili 2017, Eq. 1)."""
     return float(sse_by_attribute(Z, Zp).sum())
 
 
 def sse_by_group(Z, Zp, labels, k: int | None = None) -> np.ndarray:
-    """SSE of every group, sum_{i in G_j} ||z_i - z'_i||^2, indexed by group id 0..m-1 (seed 000 Eq. 1).
+    """SSE of every group, sum_{i in G_j} ||z_i - z'_i||^2, indexed by group id 0..m-1 (Mortazavi & Jalili 2017, Eq. 1).
 
     With ``k``, every group must have at least k records.
     """
@@ -35,13 +37,13 @@ def sse_by_group(Z, Zp, labels, k: int | None = None) -> np.ndarray:
 
 
 def sst(Z) -> float:
-    """Total sum of squares around the attribute means (seed 000 Eq. 2: n d for z-scores)."""
+    """Total sum of squares around the attribute means (Mortazavi & Jalili 2017, Eq. 2: n d for z-scores)."""
     Z = np.asarray(Z, dtype=np.float64)
     return float(((Z - Z.mean(axis=0)) ** 2).sum())
 
 
 def information_loss(Z, Zp) -> float:
-    """IL = 100 SSE / SST in percent (seed 003 Eq. 4), on standardized data."""
+    """IL = 100 SSE / SST in percent (Chettri, Paul & Dutta, Eq. 4), on standardized data."""
     Z, Zp = pair(Z, Zp)
     total = sst(Z)
     if total <= 0:
@@ -50,16 +52,20 @@ def information_loss(Z, Zp) -> float:
 
 
 def partition_information_loss(Z, labels) -> float:
-    """IL of a partition: the SSE of its group means (seed 003 Eq. 1, 4), whatever the release aggregator."""
+    """IL of a partition: the SSE of its group means (Chettri, Paul & Dutta, Eq. 1, 4), whatever the release
+    aggregator.
+    """
     return information_loss(Z, mean(Z, labels))
 
 
 def il1s(X, Xp) -> float:
-    """IL1s in % (seed 002 Eq. 1; Yancey, Winkler & Creecy 2002), 100/(n d) sum |x - x'| / (sqrt(2) S_t).
+    """IL1s in % (Abidi, Ben Yahia & Perera 2018, Eq. 1; Yancey, Winkler & Creecy 2002), 100/(n d) sum |x - x'| /
+    (sqrt(2) S_t).
 
     S_t is the sample sd (n - 1) of original attribute t, so any per-attribute units give the same
-    value. Seed 002 prints the sum over records without 1/n; its tables are the per-record average,
-    which is what is computed here [FORMULAS §4.2]. Constant attributes are skipped and d counts the
+    value. Abidi, Ben Yahia & Perera 2018 prints the sum over records without 1/n; its tables are the per-record
+    average,
+    which is what is computed here [docs/metrics.md §4.2]. Constant attributes are skipped and d counts the
     others. (sdcMicro's ``dUtility`` multiplies by sqrt(2) instead: twice this value.)
     """
     X, Xp = pair(X, Xp)
@@ -74,16 +80,16 @@ def il1s(X, Xp) -> float:
 
 
 def adm(Z, labels, k: int | None = None) -> float:
-    """ADM, the sum of absolute deviations from the group medians (seed 001 Eq. 1), in the units of ``Z``.
+    """ADM, the sum of absolute deviations from the group medians (Kabir & Wang, Eq. 1), in the units of ``Z``.
 
     Group medians as in median aggregation (the average of the two middle values for even sizes).
     ``labels`` may be (n,) or one labelling per attribute (n, d).
 
-    Seed 001 (Eq. 6) claims ADM <= SSE (SSE of the same partition around the group means). It holds
+    Kabir & Wang (Eq. 6) claims ADM <= SSE (SSE of the same partition around the group means). It holds
     when every deviation from a group mean is 0 or at least 1 in absolute value: then
-    sum |x - median| <= sum |x - mean| (seed 001 Theorem 2, true) <= sum (x - mean)^2. It fails when
+    sum |x - median| <= sum |x - mean| (Kabir & Wang, Theorem 2, true) <= sum (x - mean)^2. It fails when
     deviations are below 1, the usual case on z-scores: {0, 0.2, 0.4} gives ADM = 0.4 > SSE = 0.08
-    (FORMULAS §4.4). ADM is linear and SSE squared in the units, so the comparison says nothing about
+    (docs/metrics.md §4.4). ADM is linear and SSE squared in the units, so the comparison says nothing about
     which loses less information.
     """
     Z = np.asarray(Z, dtype=np.float64)
@@ -95,11 +101,13 @@ def adm(Z, labels, k: int | None = None) -> float:
 
 
 def sse_i(Z, labels, confidential=None, k: int | None = None, names=None) -> np.ndarray:
-    """SSE_i per group (seed 002 Eq. 2): sum_{j in G_i} sum_{p in S} (x_j[p] - c_i[p])^2, higher = more diverse.
+    """SSE_i per group (Abidi, Ben Yahia & Perera 2018, Eq. 2): sum_{j in G_i} sum_{p in S} (x_j[p] - c_i[p])^2,
+    higher = more diverse.
 
     ``confidential`` lists the confidential attributes S, by position or (with ``names``) by name;
-    default all. The centroid c_i is per attribute [decision, FORMULAS §4.11; seed 002 prints a
-    scalar centroid mixing attributes]. Returns one value per group id 0..m-1; seed 002 Tables
+    default all. The centroid c_i is per attribute [decision, docs/metrics.md §4.11; Abidi, Ben Yahia & Perera 2018
+    prints a
+    scalar centroid mixing attributes]. Returns one value per group id 0..m-1; Abidi, Ben Yahia & Perera 2018, Tables
     10/12 report the minimum.
     """
     Z = np.asarray(Z, dtype=np.float64)

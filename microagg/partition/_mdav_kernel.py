@@ -1,7 +1,7 @@
 """Compiled engine for exact MDAV and its variants (see ``mdav.py`` for the algorithms).
 
 Every decision is taken on exact float64 squared distances, accumulated attribute by
-attribute in column order (``_sqdist``), with the tie rules of FORMULAS §0: among
+attribute in column order (``_sqdist``), with the tie rules of docs/methods.md §0: among
 equal distances the lowest record index wins, for "nearest" and for "farthest".
 Speed comes from work that never changes those decisions:
 

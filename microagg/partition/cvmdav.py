@@ -1,4 +1,4 @@
-"""CV-MDAV, centroid-based variable-size MDAV (seed 003 §4; FORMULAS §2.7), read literally.
+"""CV-MDAV, centroid-based variable-size MDAV (Chettri, Paul & Dutta, §4; docs/methods.md §2.7), read literally.
 
     while |R| >= 3k:
         x_r = farthest unassigned record from the centroid of the unassigned records
@@ -11,7 +11,7 @@
     step 4: if |R| > 2k: one more group of x_r (farthest from the centroid) and its k-1 nearest
     step 6: the rest (k..3k-1 records) is the last group
 
-The printed algorithm is ambiguous; every reading is an option (PUBLISHED.md §5),
+The printed algorithm is ambiguous; every reading is an option (docs/reproductions.md §5),
 the literal one being the default:
 
 * ``cap``: the loop guard says |c_i| < 2k ("2k", groups up to 2k); the prose says
@@ -24,7 +24,7 @@ the literal one being the default:
   x_r is removed with its group and is not its own neighbour in step 2.3 (otherwise
   groups of k-1 would form).
 
-Every group has at least k records. Seed 003 Tables 1-3 are not reproduced by any
+Every group has at least k records. Chettri, Paul & Dutta, Tables 1-3 are not reproduced by any
 reading (the closest is off by up to 0.56 IL); ``microagg.published`` lists our
 figures beside the printed ones. Centroids are member sums in joining order divided
 by the count; other arithmetic and tie rules are MDAV's.
@@ -122,18 +122,18 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     title="CV-MDAV",
     summary="Centroid-based variable-size MDAV: a group of k around the farthest record, extended by those of "
             "its next k neighbours that are closer to the group's centroid than to their own neighbourhood.",
-    source="Chettri, Paul & Dutta (seed 003) §4",
+    source="Chettri, Paul & Dutta (Chettri, Paul & Dutta) §4",
     params=(
-        Param("gamma", "float", 1.1, "gain factor of the test d2 < gamma·d3 (seed 003 fixes 1.1)",
-              source="seed 003 §4", low=0.0),
+        Param("gamma", "float", 1.1, "gain factor of the test d2 < gamma·d3 (Chettri, Paul & Dutta fixes 1.1)",
+              source="Chettri, Paul & Dutta, §4", low=0.0),
         Param("cap", "choice", "2k", "largest group: 2k (loop guard |c_i| < 2k, literal) or 2k-1 (the prose)",
-              source="seed 003 §4 step 2.8", choices=("2k", "2k-1")),
+              source="Chettri, Paul & Dutta, §4 step 2.8", choices=("2k", "2k-1")),
         Param("last", "choice", "2k-1", "last candidate tested: y_{2k-1} (guard j < 2k, literal) or y_{2k}",
-              source="seed 003 §4 step 2.8", choices=("2k-1", "2k")),
+              source="Chettri, Paul & Dutta, §4 step 2.8", choices=("2k-1", "2k")),
         Param("step4", "choice", ">", "extra group of k when n > 2k (literal) or n >= 2k records remain",
-              source="seed 003 §4 step 4", choices=(">", ">=")),
+              source="Chettri, Paul & Dutta, §4 step 4", choices=(">", ">=")),
         Param("zself", "bool", False, "y_j counts among its own k nearest neighbours (literal: no)",
-              source="seed 003 §4 step 2.8.iii"),
+              source="Chettri, Paul & Dutta, §4 step 2.8.iii"),
     ),
 )
 def cvmdav(Z, k: int, gamma: float = 1.1, cap: str = "2k", last: str = "2k-1", step4: str = ">",

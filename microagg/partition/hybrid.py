@@ -1,7 +1,8 @@
-"""HM-pfsom: hybrid microaggregation with diversity-constrained groups (seed 002 Algorithms 1-2, §3).
+"""HM-pfsom: hybrid microaggregation with diversity-constrained groups (Abidi, Ben Yahia & Perera 2018, Algorithms
+1-2, §3).
 
 The columns have roles: quasi-identifiers (QIs), which an intruder may know and which the release masks,
-and confidential attributes, which are released unchanged and only shape the groups (FORMULAS §2.12).
+and confidential attributes, which are released unchanged and only shape the groups (docs/methods.md §2.12).
 
 1. Split (Algorithm 1, Algorithm 2 line 2): the records are clustered on their QIs by PFCM with the number
    of clusters c chosen by PCAES (``partition/pfcm.py``), giving c sub-microdata.
@@ -13,9 +14,10 @@ and confidential attributes, which are released unchanged and only shape the gro
 3. Any registered aggregator replaces the QIs by group values (line 19); the release keeps the
    confidential values as they are.
 
-Decisions where seed 002 is silent or inconsistent (FORMULAS §2.12, §5 row 11):
+Decisions where Abidi, Ben Yahia & Perera 2018 is silent or inconsistent (docs/methods.md §2.12, §5 row 11):
 
-* Distances are squared Euclidean on the QI (or confidential) columns; seed 002 §3.3 prints a signed sum
+* Distances are squared Euclidean on the QI (or confidential) columns; Abidi, Ben Yahia & Perera 2018, §3.3 prints a
+signed sum
   of differences, which is not a distance.
 * The centre of a sub-microdata is its PFCM prototype, fixed during the loop.
 * Ties: the farthest record and the nearest records are the lowest row indices among equals; a leftover
@@ -28,9 +30,10 @@ Decisions where seed 002 is silent or inconsistent (FORMULAS §2.12, §5 row 11)
   left with a single class (when more were asked for or found) forms k-anonymous groups without
   diversity, and a warning says so.
 * ``k`` is the number of records taken from every class, as in Algorithm 2, so groups have at least
-  k·cs_j records; k = 1 is accepted (seed 002 Tables 10 and 12 start at k = 1) and still gives groups of
+  k·cs_j records; k = 1 is accepted (Abidi, Ben Yahia & Perera 2018, Tables 10 and 12 start at k = 1) and still gives
+  groups of
   cs_j >= 2 records wherever a sub-microdata has two classes.
-* Seed 002 min-max scales the data before clustering (§4.1); ``scaling="minmax"`` does that,
+* Abidi, Ben Yahia & Perera 2018 min-max scales the data before clustering (§4.1); ``scaling="minmax"`` does that,
   ``"zscore"`` (default) uses z-scores like the rest of the package.
 """
 
@@ -53,19 +56,21 @@ from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")
 PFCM_PARAMS = ("a", "b", "m", "eta", "K", "tol", "max_iter")  # the parameters passed on to every PFCM run
-_SOURCE = "seed 002 §3.3; Pal et al. 2005"
+_SOURCE = "Abidi, Ben Yahia & Perera 2018, §3.3; Pal et al. 2005"
 
 PARAMS = (
-    Param("c", "int", 0, "number of sub-microdata (QI clusters); 0 chooses 2..c_max by PCAES", "seed 002 §3.3", low=0),
+    Param("c", "int", 0, "number of sub-microdata (QI clusters); 0 chooses 2..c_max by PCAES", "Abidi, Ben Yahia & "
+                                                                                               "Perera 2018, §3.3",
+                                                                                               low=0),
     Param("c_max", "int", 10, "largest number of sub-microdata PCAES considers (also at most sqrt(n))",
-          "FORMULAS §2.12", low=2),
+          "docs/methods.md §2.12", low=2),
     Param("cs", "int", 0, "confidential classes per sub-microdata; 0 chooses 2..cs_max by PCAES",
-          "seed 002 Algorithm 2 line 6", low=0),
+          "Abidi, Ben Yahia & Perera 2018, Algorithm 2 line 6", low=0),
     Param("cs_max", "int", 10, "largest number of classes PCAES considers (also at most sqrt(records))",
-          "FORMULAS §2.12", low=2),
+          "docs/methods.md §2.12", low=2),
     Param("scaling", "choice", "zscore", "column scaling before clustering: z-scores, or min-max to [0, 1] as in "
-          "seed 002", "seed 002 §4.1", choices=SCALINGS),
-    Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as printed in FORMULAS §2.12)",
+          "Abidi, Ben Yahia & Perera 2018", "Abidi, Ben Yahia & Perera 2018, §4.1", choices=SCALINGS),
+    Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as printed in docs/methods.md §2.12)",
           "Wu & Yang 2005", choices=NORMALIZERS),
     Param("a", "float", 1.0, "weight of the fuzzy memberships in PFCM", _SOURCE, low=0, low_open=True),
     Param("b", "float", 1.0, "weight of the typicalities in PFCM", _SOURCE, low=0, low_open=True),
@@ -74,7 +79,7 @@ PARAMS = (
     Param("K", "float", 1.0, "scale of the typicality bandwidths gamma_i", _SOURCE, low=0, low_open=True),
     Param("tol", "float", 1e-5, "PFCM stops when no prototype moves this far", _SOURCE, low=0, low_open=True),
     Param("max_iter", "int", 100, "most PFCM (and FCM) iterations", _SOURCE, low=1),
-    Param("seed", "int", 0, "seed of the k-means++ initialisation", "FORMULAS §2.12", low=0),
+    Param("seed", "int", 0, "seed of the k-means++ initialisation", "docs/methods.md §2.12", low=0),
 )
 
 
@@ -156,7 +161,7 @@ def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray)
 
 
 def diverse_groups(Q, classes, k: int, centre=None) -> np.ndarray:
-    """Diversity-constrained groups of seed 002 Algorithm 2 (lines 7-17) on one sub-microdata.
+    """Diversity-constrained groups of Abidi, Ben Yahia & Perera 2018, Algorithm 2 (lines 7-17) on one sub-microdata.
 
     ``Q``: the quasi-identifiers (n x q, scaled); ``classes``: the confidential class of every record (any
     integer or text labels, e.g. the categories of a categorical attribute); ``centre``: the point the
@@ -274,12 +279,13 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     title="HM-pfsom",
     summary="Hybrid microaggregation: sub-microdata from fuzzy possibilistic clustering of the quasi-identifiers; "
             "in each, classes of the confidential attributes and groups with k records of every class.",
-    source="seed 002 Algorithms 1-2, §3.3 (PFCM: Pal et al. 2005; PCAES: Wu & Yang 2005)",
+    source="Abidi, Ben Yahia & Perera 2018, Algorithms 1-2, §3.3 (PFCM: Pal et al. 2005; PCAES: Wu & Yang 2005)",
     params=PARAMS,
     uses_roles=True,
 )
 def hm_pfsom(Z, k: int, confidential, **params) -> np.ndarray:
-    """Group labels 0..m-1 of HM-pfsom (seed 002 Algorithm 2) on ``Z`` with the ``confidential`` columns
+    """Group labels 0..m-1 of HM-pfsom (Abidi, Ben Yahia & Perera 2018, Algorithm 2) on ``Z`` with the
+    ``confidential`` columns
     (positions; every other column is a quasi-identifier). Every group has at least k·cs_j >= k records
     and at least k records of every confidential class of its sub-microdata. Parameters: :data:`PARAMS`.
     ``Z`` is not modified.

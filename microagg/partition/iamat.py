@@ -1,4 +1,4 @@
-"""IAMAT, interactive-associative microaggregation (seed 004 Algorithm 1, Eq. 1-5; FORMULAS §2.8).
+"""IAMAT, interactive-associative microaggregation (Oommen & Fayyoumi 2010, Algorithm 1, Eq. 1-5; docs/methods.md §2.8).
 
 Literal reading of Algorithm 1: mu = centroid of the data set (step 1, never
 updated); while at least k records are unassigned: r = the unassigned record least
@@ -24,11 +24,11 @@ with a fixed centroid whose groups grow towards their own centroid.
 
 We therefore take the candidate with the smallest squared distance (summed
 attribute by attribute) to g = (sum of the members in joining order) / |G|; the
-lowest row index wins ties (FORMULAS §0). The two arithmetics can disagree only
+lowest row index wins ties (docs/methods.md §0). The two arithmetics can disagree only
 between candidates whose sums are equal up to rounding (g itself is rounded); the
 tests find the same labels as a log-domain reference (summed squared distances) on
-the benchmark sets, on random and on tie-heavy integer data. PUBLISHED.md §3:
-within 1.02 % of seed 004 Table II (tolerance 1.5 % relative); the residual is
+the benchmark sets, on random and on tie-heavy integer data. docs/reproductions.md §3:
+within 1.02 % of Oommen & Fayyoumi 2010, Table II (tolerance 1.5 % relative); the residual is
 unexplained (recomputed mu, leftovers to the nearest group or unsquared distances
 fit no better).
 """
@@ -94,7 +94,7 @@ def iamat_kernel(Z, k, chunks, pmin):
     title="IAMAT",
     summary="Interactive-associative MAT: groups of k grown from the record farthest from the data centroid, "
             "adding the record with the largest product of associations (nearest to the group's centroid).",
-    source="Oommen & Fayyoumi 2010 (seed 004) Algorithm 1, Eq. 1-5",
+    source="Oommen & Fayyoumi 2010 (Oommen & Fayyoumi 2010) Algorithm 1, Eq. 1-5",
 )
 def iamat(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 of literal IAMAT on standardized ``Z``: groups of k, the last one up to 2k-1."""

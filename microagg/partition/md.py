@@ -1,4 +1,4 @@
-"""MD, maximum distance (Domingo-Ferrer & Mateo-Sanz 2002; seed 003 §3; FORMULAS §2.5).
+"""MD, maximum distance (Domingo-Ferrer & Mateo-Sanz 2002; Chettri, Paul & Dutta, §3; docs/methods.md §2.5).
 
 Like MDAV, but the two seeds of an iteration are the two mutually most distant
 unassigned records (r, s), r the smaller row index; G_r = r + its k-1 nearest, then
@@ -8,7 +8,7 @@ ties, s is re-chosen as the farthest remaining record from r, as in MDAV).
 ``tail="generic"`` (default; the 2002 control structure): the two-group step while
 >= 3k records remain; with 2k..3k-1 left one more group around r of the farthest
 pair and the rest as the last group; with k..2k-1 left, one group.
-``tail="classic"`` (seed 003's prose): the step while >= 2k remain; k..2k-1 left form a
+``tail="classic"`` (Chettri, Paul & Dutta's prose): the step while >= 2k remain; k..2k-1 left form a
 group, fewer than k join the group with the nearest centroid. No seed table reports MD.
 
 **Exact farthest pair without O(n^2) per iteration.** Every record i keeps a key:
@@ -166,11 +166,12 @@ def md_kernel(Z, k, generic, chunks, pmin):
     "partition", "md",
     title="MD (maximum distance)",
     summary="Like MDAV, but each iteration grows two groups of k from the two mutually most distant records.",
-    source="Domingo-Ferrer & Mateo-Sanz 2002; seed 003 §3",
+    source="Domingo-Ferrer & Mateo-Sanz 2002; Chettri, Paul & Dutta, §3",
     params=(
         Param("tail", "choice", "generic", "generic: two groups while >= 3k remain, then one or two final groups "
-              "(2002); classic: two groups while >= 2k remain, fewer than k join the nearest group (seed 003)",
-              source="FORMULAS §2.5", choices=TAILS),
+              "(2002); classic: two groups while >= 2k remain, fewer than k join the nearest group (Chettri, Paul & "
+              "Dutta)",
+              source="docs/methods.md §2.5", choices=TAILS),
     ),
 )
 def md(Z, k: int, tail: str = "generic") -> np.ndarray:

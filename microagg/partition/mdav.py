@@ -6,21 +6,21 @@ neighbours) and for "farthest". The centroid of the remaining records is a
 running sum of the records (initially summed in row order) from which every
 group's members are subtracted in ascending row order, divided by the count.
 
-Variants (FORMULAS §2.1-2.4):
+Variants (docs/methods.md §2.1-2.4):
 
 ``"generic"`` MDAV-generic (Domingo-Ferrer & Torra 2005), the default and the
     algorithm of sdcMicro's ``mdav``: two groups per iteration (r = farthest from
     the centroid, s = farthest from r, each with its k-1 nearest) while >= 3k
     records remain; with 2k..3k-1 left one more group around r, the rest is the
     last group; with k..2k-1 left they form one group.
-``"classic"`` seed 000 Algorithm 1 / seed 003 §3: the two-group step while >= 2k
+``"classic"`` Mortazavi & Jalili 2017, Algorithm 1 / Chettri, Paul & Dutta, §3: the two-group step while >= 2k
     remain; k..2k-1 remaining form a group, fewer than k join the group with the
-    nearest centroid. Reproduces seed 003 Tables 1-3 "MDAV".
-``"mdav1"`` MDAV-1 (Lin et al. 2010, seed 003 §3): the classic loop, then with
+    nearest centroid. Reproduces Chettri, Paul & Dutta, Tables 1-3 "MDAV".
+``"mdav1"`` MDAV-1 (Lin et al. 2010, Chettri, Paul & Dutta, §3): the classic loop, then with
     k..2k-1 left one group of k around r and the rest (< k) to the nearest centroid.
-``"single"`` one group per iteration (seed 004's MDAV, CBFS-like; seed 000 §3):
+``"single"`` one group per iteration (Oommen & Fayyoumi's (2010) MDAV, CBFS-like; Mortazavi & Jalili 2017, §3):
     r farthest from the recomputed centroid plus its k-1 nearest while >= 2k remain;
-    the rest forms the last group. Reproduces seed 004 Table II (Census).
+    the rest forms the last group. Reproduces Oommen & Fayyoumi 2010, Table II (Census).
 
 If s falls into r's group (possible only when many records tie), s is re-chosen
 as the farthest remaining record from r.
@@ -103,11 +103,13 @@ def _variant_code(variant: str) -> int:
     title="MDAV",
     summary="Maximum distance to average vector: groups of k grown from the records farthest "
             "from the centroid (and farthest from those).",
-    source="Domingo-Ferrer & Torra 2005; seed 000 Algorithm 1; seed 003 §3; seed 004 §IV",
+    source="Domingo-Ferrer & Torra 2005; Mortazavi & Jalili 2017, Algorithm 1; Chettri, Paul & Dutta, §3; Oommen & "
+           "Fayyoumi 2010, §IV",
     params=(
-        Param("variant", "choice", "generic", "which MDAV: generic (sdcMicro), classic (seed 000/003), "
-              "mdav1 (seed 003), single (one group per iteration, seed 004)",
-              source="seed 003 §3; seed 004 §IV-C", choices=tuple(VARIANTS)),
+        Param("variant", "choice", "generic", "which MDAV: generic (sdcMicro), classic (Mortazavi & Jalili 2017; "
+                                              "Chettri, Paul & Dutta), "
+              "mdav1 (Chettri, Paul & Dutta), single (one group per iteration, Oommen & Fayyoumi 2010)",
+              source="Chettri, Paul & Dutta, §3; Oommen & Fayyoumi 2010, §IV-C", choices=tuple(VARIANTS)),
     ),
 )
 def mdav(Z, k: int, variant: str = "generic") -> np.ndarray:

@@ -1,4 +1,5 @@
-"""Optimal univariate microaggregation (Hansen & Mukherjee 2003, cited by seed 002; FORMULAS §2.11).
+"""Optimal univariate microaggregation (Hansen & Mukherjee 2003, cited by Abidi, Ben Yahia & Perera 2018;
+docs/methods.md §2.11).
 
 For one variable the SSE-optimal k-partition consists of groups of k..2k-1
 *consecutive* values in sorted order, so it is a shortest path 0 -> n in the DAG

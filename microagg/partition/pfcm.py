@@ -1,12 +1,15 @@
 """Possibilistic fuzzy c-means and the PCAES validity index: the clustering engine of HM-pfsom.
 
-Seed 002 §3.3 clusters with PFSOM (Abidi & Ben Yahia 2013), a multi-level self-organising variant of
-possibilistic fuzzy clustering that seed 002 only cites: its levels, learning rates and neighbourhoods are
-not given. What seed 002 does specify is implemented here (FORMULAS §2.12): prototypes updated from the
+Abidi, Ben Yahia & Perera 2018, §3.3 clusters with PFSOM (Abidi & Ben Yahia 2013), a multi-level self-organising
+variant of
+possibilistic fuzzy clustering that Abidi, Ben Yahia & Perera 2018 only cites: its levels, learning rates and
+neighbourhoods are
+not given. What Abidi, Ben Yahia & Perera 2018 does specify is implemented here (docs/methods.md §2.12): prototypes
+updated from the
 memberships and typicalities of all records until they stabilise or ``max_iter`` is reached (PFCM, Pal,
 Pal, Keller & Bezdek 2005), every record assigned to its nearest prototype, and the number of clusters
 chosen by the PCAES validity index (Wu & Yang 2005). The multi-level search for the best partition is
-replaced by one PFCM run per candidate number of clusters [decision, FORMULAS §2.12].
+replaced by one PFCM run per candidate number of clusters [decision, docs/methods.md §2.12].
 
 Every update is one vectorized operation on the n x c matrix of squared distances (no loop over records);
 randomness (the k-means++ seeding) comes only from ``seed``.
@@ -60,7 +63,7 @@ def memberships(D2: np.ndarray, m: float) -> np.ndarray:
     """FCM memberships u_ij = 1 / sum_l (D_ij / D_lj)^(2/(m-1)) from squared distances D2 (n x c).
 
     Computed as a softmax of -log(D2)/(m-1), so no power overflows; a record lying on one or more
-    prototypes shares its membership equally among them (FORMULAS §2.12).
+    prototypes shares its membership equally among them (docs/methods.md §2.12).
     """
     D2 = np.asfortranarray(D2)  # one column per cluster: the reductions over clusters run along records
     on = D2 <= 0
@@ -108,7 +111,7 @@ def fcm(X: np.ndarray, V: np.ndarray, m: float, tol: float, max_iter: int) -> tu
 
 def pfcm(X, c: int, a: float = 1.0, b: float = 1.0, m: float = 2.0, eta: float = 2.0, K: float = 1.0,
          tol: float = 1e-5, max_iter: int = 100, seed: int = 0) -> Pfcm:
-    """Possibilistic fuzzy c-means of the rows of ``X`` into ``c`` clusters (Pal et al. 2005; FORMULAS §2.12).
+    """Possibilistic fuzzy c-means of the rows of ``X`` into ``c`` clusters (Pal et al. 2005; docs/methods.md §2.12).
 
     Minimizes sum_ij (a u_ij^m + b t_ij^eta) D_ij^2 + sum_i gamma_i sum_j (1 - t_ij)^eta with memberships u
     summing to 1 over the clusters and typicalities t in [0, 1]. Started, as Pal et al. recommend, from a
@@ -138,17 +141,18 @@ def pfcm(X, c: int, a: float = 1.0, b: float = 1.0, m: float = 2.0, eta: float =
 
 
 def pcaes(u: np.ndarray, prototypes: np.ndarray, normalizer: str = "max") -> float:
-    """PCAES validity index (Wu & Yang 2005), larger is better (FORMULAS §2.12).
+    """PCAES validity index (Wu & Yang 2005), larger is better (docs/methods.md §2.12).
 
     PCAES = sum_i [ sum_j u_ij^2 / u_M - exp(-min_{l != i} ||v_i - v_l||^2 / beta_T) ] with
     beta_T = (1/c) sum_i ||v_i - vbar||^2 and vbar the mean prototype.
 
-    ``normalizer`` is u_M. FORMULAS §2.12 prints u_M = min_i sum_j u_ij^2 ("min"). Then the first term is
+    ``normalizer`` is u_M. docs/methods.md §2.12 prints u_M = min_i sum_j u_ij^2 ("min"). Then the first term is
     unbounded and grows as soon as one cluster is tiny, so on data with outliers PCAES keeps increasing with
     c: four well-separated blobs with 3 % uniform noise score highest at c = 8, and the Census and EIA
     quasi-identifiers at c = 9 or 10 (of 2..10), with a cluster of 1-3 records. The default "max"
     (u_M = max_i sum_j u_ij^2) bounds every cluster's term to (-1, 1]: it recovers the 4 blobs and chooses
-    2 or 3 clusters on the benchmark data, but merges seed 002 Table 4's low and middle salaries, which
+    2 or 3 clusters on the benchmark data, but merges Abidi, Ben Yahia & Perera 2018, Table 4's low and middle
+    salaries, which
     "min" keeps apart (tests/partition/test_pfcm.py) [decision]. A degenerate partition (all prototypes
     equal) scores -inf.
     """

@@ -1,7 +1,8 @@
-"""Univariate and single-axis methods (seed 002 §2.2.1; Domingo-Ferrer & Mateo-Sanz 2002; Nin et al. 2008).
+"""Univariate and single-axis methods (Abidi, Ben Yahia & Perera 2018, §2.2.1; Domingo-Ferrer & Mateo-Sanz 2002; Nin
+et al. 2008).
 
 Both sort records by one number and cut the sorted order into consecutive groups
-(FORMULAS §2.9-2.11): blocks of k with the last block absorbing the n mod k rest
+(docs/methods.md §2.9-2.11): blocks of k with the last block absorbing the n mod k rest
 (``grouping="fixed"``, sdcMicro's convention), or the SSE-optimal groups of
 k..2k-1 (``grouping="optimal"``, Hansen & Mukherjee 2003, ``optimal.py``). Ties in
 the sort key go to the lower row index.
@@ -39,7 +40,7 @@ AXES = ("pca", "zsum", "column")
 
 _GROUPING = Param("grouping", "choice", "fixed", "fixed: blocks of k, the last one absorbing the rest (sdcMicro); "
                   "optimal: the SSE-optimal groups of k..2k-1 consecutive values (Hansen & Mukherjee 2003)",
-                  source="FORMULAS §2.9, §2.11", choices=GROUPINGS)
+                  source="docs/methods.md §2.9, §2.11", choices=GROUPINGS)
 
 
 def projection_scores(Z, axis: str = "pca", column: int = 0) -> np.ndarray:
@@ -67,12 +68,12 @@ def principal_axis(Z: np.ndarray) -> np.ndarray:
     title="Single-axis projection",
     summary="Records sorted by one score (first principal component, sum of z-scores or one attribute) "
             "and cut into consecutive groups; k-anonymous, good when attributes are highly correlated.",
-    source="Nin et al. 2008; seed 002 §2.2.1",
+    source="Nin et al. 2008; Abidi, Ben Yahia & Perera 2018, §2.2.1",
     params=(
         Param("axis", "choice", "pca", "score to sort by: pca (first principal component), zsum (sum of "
-              "z-scores) or column (one attribute)", source="seed 002 §2.2.1", choices=AXES),
+              "z-scores) or column (one attribute)", source="Abidi, Ben Yahia & Perera 2018, §2.2.1", choices=AXES),
         Param("column", "int", 0, "with axis=column: index of the attribute to sort by (0 = first masked column)",
-              source="FORMULAS §2.10", low=0),
+              source="docs/methods.md §2.10", low=0),
         _GROUPING,
     ),
 )
@@ -88,7 +89,7 @@ def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "f
     title="Individual ranking (univariate)",
     summary="Each attribute is sorted and grouped on its own (ONEDIMS). Low information loss, but the released "
             "rows are NOT k-anonymous as whole records.",
-    source="Domingo-Ferrer & Mateo-Sanz 2002; seed 002 §2.2.1",
+    source="Domingo-Ferrer & Mateo-Sanz 2002; Abidi, Ben Yahia & Perera 2018, §2.2.1",
     params=(_GROUPING,),
     record_level=False,
 )

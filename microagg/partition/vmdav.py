@@ -1,4 +1,4 @@
-"""V-MDAV, variable-size MDAV (Solanas & Martínez-Ballesté 2006; seed 003 §3; FORMULAS §2.6).
+"""V-MDAV, variable-size MDAV (Solanas & Martínez-Ballesté 2006; Chettri, Paul & Dutta, §3; docs/methods.md §2.6).
 
     c = centroid                      (of the whole data set, once: centroid="fixed")
     while |R| >= k:
@@ -9,8 +9,8 @@
             if d_in < gamma * d_out: move e_min into G  else: stop
     fewer than k leftovers join the group with the nearest centroid
 
-Choices (FORMULAS §2.6 and §5 rows 5-6): ``centroid="fixed"`` (computed once, the
-default) reproduces seed 003's V-MDAV row (PUBLISHED.md §4: gamma 0.2 for Tarragona
+Choices (docs/methods.md §2.6 and §5 rows 5-6): ``centroid="fixed"`` (computed once, the
+default) reproduces Chettri, Paul & Dutta's V-MDAV row (docs/reproductions.md §4: gamma 0.2 for Tarragona
 and Census, 1.1 for EIA); ``centroid="remaining"`` recomputes it over the
 unassigned records every iteration, as MDAV does, and fits the table worse. Seed
 003 is silent about leftovers: they join the nearest group centroid, as in MDAV.
@@ -120,12 +120,13 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     title="V-MDAV",
     summary="Variable-size MDAV: each group of k grows up to 2k-1 while the nearest outsider is much closer "
             "to the group than to the rest (gain factor gamma).",
-    source="Solanas & Martínez-Ballesté 2006; seed 003 §3",
+    source="Solanas & Martínez-Ballesté 2006; Chettri, Paul & Dutta, §3",
     params=(
         Param("gamma", "float", 0.2, "gain factor: extend while d_in < gamma·d_out (about 0.2 for scattered "
-              "data, 1.1 for clustered data; 0 gives fixed-size groups)", source="seed 003 §3", low=0.0),
+              "data, 1.1 for clustered data; 0 gives fixed-size groups)", source="Chettri, Paul & Dutta, §3", low=0.0),
         Param("centroid", "choice", "fixed", "fixed: centroid of the whole data set, computed once (reproduces "
-              "seed 003); remaining: recomputed over the unassigned records", source="PUBLISHED.md §4",
+              "Chettri, Paul & Dutta); remaining: recomputed over the unassigned records",
+              source="docs/reproductions.md §4",
               choices=CENTROIDS),
     ),
 )

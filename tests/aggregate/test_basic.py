@@ -11,8 +11,8 @@ def test_mean_replaces_each_record_by_its_group_centroid():
     assert np.allclose(out[:3], [2, 3]) and np.allclose(out[3:], [12, 14])
 
 
-def test_median_seed001_worked_example():
-    # seed 001 §4: groups {45, 42, 51, 46}, {2, 5, 6, 11}, {31, 22, 26, 25} -> medians 45.5, 5.5, 25.5
+def test_median_kabir_worked_example():
+    # Kabir & Wang, §4: groups {45, 42, 51, 46}, {2, 5, 6, 11}, {31, 22, 26, 25} -> medians 45.5, 5.5, 25.5
     x = np.array([45, 42, 51, 46, 2, 5, 6, 11, 31, 22, 26, 25], dtype=float)[:, None]
     labels = np.repeat([0, 1, 2], 4)
     med = ma.aggregate.median(x, labels)[:, 0]

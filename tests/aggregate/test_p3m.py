@@ -9,24 +9,24 @@ from microagg.metrics.privacy import random_weights, satisfaction_level
 from microagg.registry import get_method
 
 DATA = ("tarragona", "census", "eia")
-K = published.K_SEED000
+K = published.K_MORTAZAVI
 
 
 @pytest.fixture(scope="module")
 def classic(benchmark_z):
-    """MDAV classic labels (the partition of seed 000's tables) for every data set and k."""
+    """MDAV classic labels (the partition of Mortazavi & Jalili's (2017) tables) for every data set and k."""
     return {(name, k): ma.partition.mdav(benchmark_z[name], k, variant="classic") for name in DATA for k in K}
 
 
 @pytest.fixture(scope="module")
 def table2(benchmark_z, classic):
-    """Seed 000 Table 2 setting: alpha 0.5, Delta 0.1 absolute, w = 0.001."""
+    """Mortazavi & Jalili 2017, Table 2 setting: alpha 0.5, Delta 0.1 absolute, w = 0.001."""
     return {key: p3m_solve(benchmark_z[key[0]], lab) for key, lab in classic.items()}
 
 
 @pytest.fixture(scope="module")
 def table3(benchmark_z, classic):
-    """Seed 000 Table 3 setting: w = MATLAB rng(1) rand(n, d), re-seeded for each (data set, k)."""
+    """Mortazavi & Jalili 2017, Table 3 setting: w = MATLAB rng(1) rand(n, d), re-seeded for each (data set, k)."""
     return {key: p3m_solve(benchmark_z[key[0]], lab, weights="random", w_seed=1) for key, lab in classic.items()}
 
 
@@ -34,11 +34,12 @@ def renormalized_mean(Z, labels):
     return ma.renormalize(ma.aggregate.mean(Z, labels))
 
 
-# --- seed 000 Table 2 (PUBLISHED.md §7) -------------------------------------------------------------------
+# --- Mortazavi & Jalili 2017, Table 2 (docs/reproductions.md §7)
+# -------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", DATA)
 def test_table2_sl_reproduces_within_0_1_pp(benchmark_z, table2, name):
-    for k, pub in zip(K, published.SEED000_TABLE2_P3M[name]):
+    for k, pub in zip(K, published.MORTAZAVI_TABLE2_P3M[name]):
         ours = satisfaction_level(benchmark_z[name], table2[name, k].Zp, delta=0.1, w=0.001)
         assert ours == pytest.approx(float(pub), abs=0.1), (name, k)
 
@@ -53,11 +54,11 @@ def test_table2_certified_where_the_dual_bound_closes(benchmark_z, table2):
     assert 0 < res.gap.sum() < 1e-5 * res.objective.sum()
     for (name, k), res in table2.items():
         if res.certified.all():
-            ref = published.SEED000_TABLE2_REFERENCE_SL[name][K.index(k)]
+            ref = published.MORTAZAVI_TABLE2_REFERENCE_SL[name][K.index(k)]
             assert satisfaction_level(benchmark_z[name], res.Zp) == pytest.approx(ref, abs=0.005 + 1e-9)
 
 
-@pytest.mark.parametrize("key,value", published.SEED000_TABLE2_REFERENCE_OBJECTIVE.items())
+@pytest.mark.parametrize("key,value", published.MORTAZAVI_TABLE2_REFERENCE_OBJECTIVE.items())
 def test_table2_objective_values(table2, key, value):
     res = table2[key]
     assert res.objective.sum() == pytest.approx(value, rel=1e-4)
@@ -70,7 +71,8 @@ def test_p3m_sl_is_at_least_the_renormalized_mean_sl(benchmark_z, classic, table
         assert satisfaction_level(Z, res.Zp) >= satisfaction_level(Z, renormalized_mean(Z, classic[key])), key
 
 
-# --- seed 000 Table 3 (random w): only what is stable ------------------------------------------------------
+# --- Mortazavi & Jalili 2017, Table 3 (random w): only what is stable
+# ------------------------------------------------------
 
 def test_table3_is_feasible_with_a_small_gap_and_beats_mdav(benchmark_z, classic, table3):
     for (name, k), res in table3.items():
@@ -82,7 +84,7 @@ def test_table3_is_feasible_with_a_small_gap_and_beats_mdav(benchmark_z, classic
         mdav = satisfaction_level(Z, renormalized_mean(Z, classic[name, k]), w="random", w_seed=1)
         assert ours > mdav + 0.05, (name, k)
         # local optima of this non-convex problem differ by up to ~1 pp in SL (README, P3M)
-        pub = float(published.SEED000_TABLE3_P3M[name][K.index(k)])
+        pub = float(published.MORTAZAVI_TABLE3_P3M[name][K.index(k)])
         assert abs(ours - pub) <= 1.0, (name, k, ours, pub)
 
 

@@ -20,7 +20,7 @@ def test_m1_to_m5_by_hand():
 
 
 def test_mean_variation_zero_rule():
-    # a = 0 < a' divides by |a'|; a = a' = 0 is left out of the mean (seed 004 footnote 5)
+    # a = 0 < a' divides by |a'|; a = a' = 0 is left out of the mean (Oommen & Fayyoumi 2010, footnote 5)
     assert mean_variation([0.0, 0, 2], [0.0, 3, 1]) == pytest.approx((1 + 0.5) / 2)
     assert mean_variation([0.0, 0], [0.0, 0]) == 0
 

@@ -17,7 +17,7 @@ def test_every_metric_is_described_as_data():
 
 def test_parameters_carry_defaults_ranges_and_sources():
     p = registry.PARAMS["p"]
-    assert p.default == 5.0 and p.describe_range() == "(0, 100)" and "seed 000" in p.source
+    assert p.default == 5.0 and p.describe_range() == "(0, 100)" and "Mortazavi & Jalili 2017" in p.source
     assert registry.PARAMS["delta"].default == 0.1 and registry.PARAMS["w"].default == 0.001
     for param in registry.PARAMS.values():
         assert param.help

@@ -29,7 +29,7 @@ def test_every_registered_metric_is_reported_with_its_description(census_release
 
 def test_values_agree_with_the_functions(census_release):
     df, rel = census_release
-    v = _all(ma.evaluate(df, rel.protected, rel.labels, keys=list(published.SEED004_KEYS), p=10))
+    v = _all(ma.evaluate(df, rel.protected, rel.labels, keys=list(published.OOMMEN_KEYS), p=10))
     Z = ma.standardize(df)
     Zp = ma.Standardizer.fit(df.to_numpy(float)).transform(rel.protected.to_numpy(float))
     assert v["IL"] == pytest.approx(ma.metrics.information_loss(Z, Zp))
@@ -37,18 +37,18 @@ def test_values_agree_with_the_functions(census_release):
     assert v["PIL"] == pytest.approx(ma.metrics.pil(Z, Zp))
     assert v["DLD 1st or 2nd"] == pytest.approx(ma.metrics.dld(Z, Zp, "1st_or_2nd"))
     assert v["SDID"] == pytest.approx(ma.metrics.sdid(Z, Zp, p=10))
-    keys = [list(df.columns).index(c) for c in published.SEED004_KEYS]
+    keys = [list(df.columns).index(c) for c in published.OOMMEN_KEYS]
     assert v["RLD"] == pytest.approx(ma.metrics.dld(Z, Zp, keys=keys)) and v["RLD"] != v["DLD"]
-    assert v["DR (seed 000)"] == pytest.approx((v["DLD lowest index"] + v["SDID"]) / 2)
-    assert v["SI (seed 000)"] == pytest.approx((v["DR (seed 000)"] + v["PIL"]) / 2)
-    assert v["SI (seed 004)"] == pytest.approx((v["G_IL"] + v["G_DR"]) / 2)
+    assert v["DR (Mortazavi & Jalili 2017)"] == pytest.approx((v["DLD lowest index"] + v["SDID"]) / 2)
+    assert v["SI (Mortazavi & Jalili 2017)"] == pytest.approx((v["DR (Mortazavi & Jalili 2017)"] + v["PIL"]) / 2)
+    assert v["SI (Oommen & Fayyoumi 2010)"] == pytest.approx((v["G_IL"] + v["G_DR"]) / 2)
     assert v["ADM / n"] == pytest.approx(v["ADM"] / len(df))
 
 
 @pytest.mark.parametrize("name", ["tarragona", "census", "eia"])
 def test_published_mdav_il_through_evaluate(name):
     df = ma.load_dataset(name)
-    for k, value in zip(published.K_SEED003, published.SEED003_IL["MDAV"][name]):
+    for k, value in zip(published.K_CHETTRI, published.CHETTRI_IL["MDAV"][name]):
         rel = ma.microaggregate(df, k, variant="classic")
         ours = _all(ma.evaluate(df, rel.protected, per_attribute=False))["IL"]
         assert published.matches(ours, value), (name, k, ours, value)

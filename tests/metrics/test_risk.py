@@ -17,7 +17,7 @@ def test_rules_by_hand_two_pairs():
     Zp = np.array([0.5, 0.5, 5.5, 5.5])[:, None]
     # original -> masked: each record's own masked row is one of 2 tied nearest: 1/2 each
     assert metrics.dld(Z, Zp) == 50
-    # seed 000 Eq. 7: N1 = lowest index of the tie, so records 0 and 2 link
+    # Mortazavi & Jalili 2017, Eq. 7: N1 = lowest index of the tie, so records 0 and 2 link
     assert np.array_equal(metrics.nearest_masked(Z, Zp), [0, 0, 2, 2])
     assert metrics.dld(Z, Zp, "lowest_index") == 50
     # masked -> original: 0.5 is equally near originals 0 and 1; the lowest index is 1st, the other 2nd
@@ -170,33 +170,34 @@ def test_inputs_are_not_mutated():
     assert np.array_equal(Z, before[0]) and np.array_equal(Zp, before[1])
 
 
-# Our figures for seed 003 Table 4 (CV-MDAV literal reading + mean, rule "1st or 2nd"): linked records out of n.
+# Our figures for Chettri, Paul & Dutta, Table 4 (CV-MDAV literal reading + mean, rule "1st or 2nd"): linked records
+# out of n.
 OUR_TABLE4_COUNTS = {"tarragona": (498, 351, 288, 135), "census": (633, 470, 376, 193),
                      "eia": (1924, 1473, 1260, 695)}
 
 
-def test_seed003_table4_our_values_are_stable():
+def test_chettri_table4_our_values_are_stable():
     table = reproduce_dld()
     sizes = {"tarragona": 834, "census": 1080, "eia": 4092}
     for row in table.itertuples():
-        count = OUR_TABLE4_COUNTS[row.data][published.K_SEED003.index(row.k)]
+        count = OUR_TABLE4_COUNTS[row.data][published.K_CHETTRI.index(row.k)]
         assert row.ours == pytest.approx(round(100 * count / sizes[row.data], 4), abs=1e-9)
         assert not row.match
 
 
-def test_seed003_table4_k10_inconsistency_is_what_the_docs_say():
+def test_chettri_table4_k10_inconsistency_is_what_the_docs_say():
     sizes = {"tarragona": 834, "census": 1080, "eia": 4092}
 
     def whole_count(n, value):  # some number of records c gives the printed (truncated) percentage
         return any(published.truncate(100 * c / n, published.printed_decimals(value)) == float(value)
                    for c in range(n + 1))
 
-    for name, values in published.SEED003_DLD.items():
+    for name, values in published.CHETTRI_DLD.items():
         n = sizes[name]
-        for k, value in zip(published.K_SEED003, values):
+        for k, value in zip(published.K_CHETTRI, values):
             assert whole_count(n, value) == (k != 10), (name, k)
     # at most 2 records per group link, and 1080 records form at most 108 groups of 10
-    assert float(published.SEED003_DLD["census"][3]) > 100 * 2 * (1080 // 10) / 1080 == 20.0
-    assert published.SEED003_DLD["tarragona"][3] == published.SEED003_IL["MDAV"]["eia"][3]
+    assert float(published.CHETTRI_DLD["census"][3]) > 100 * 2 * (1080 // 10) / 1080 == 20.0
+    assert published.CHETTRI_DLD["tarragona"][3] == published.CHETTRI_IL["MDAV"]["eia"][3]
     for note in ("20.134", "20.0 %", "3.839", "whole number"):
-        assert note in published.SEED003_DLD_NOTE
+        assert note in published.CHETTRI_DLD_NOTE

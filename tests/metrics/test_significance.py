@@ -4,12 +4,12 @@ import pytest
 import microagg as ma
 from microagg import metrics
 
-# Seed 001 §4's example: three groups of four values of one attribute.
+# Kabir & Wang, §4's example: three groups of four values of one attribute.
 VALUES = np.array([45.0, 42, 51, 46, 2, 5, 6, 11, 31, 22, 26, 25])[:, None]
 GROUPS = np.repeat([0, 1, 2], 4)
 
 
-def test_seed001_example_mean_and_median():
+def test_kabir_example_mean_and_median():
     mean = metrics.sign_test(VALUES, ma.aggregate.mean(VALUES, GROUPS))
     assert mean.loc[0, "N"] == 9 and mean.loc[0, "W"] == 3  # three values equal their group mean
     assert mean.loc[0, "p_value"] == pytest.approx(0.5078, abs=5e-5)

@@ -70,8 +70,8 @@ def test_adm_by_hand_with_an_even_group():
     assert metrics.adm(Z, labels) == pytest.approx(11.4)
 
 
-def test_seed001_claim_adm_le_sse_fails_below_one_and_holds_above():
-    small = np.array([0.0, 0.2, 0.4])[:, None]  # FORMULAS §4.4 counterexample
+def test_kabir_claim_adm_le_sse_fails_below_one_and_holds_above():
+    small = np.array([0.0, 0.2, 0.4])[:, None]  # docs/metrics.md §4.4 counterexample
     one = [0, 0, 0]
     sse_small = metrics.sse(small, ma.aggregate.mean(small, one))
     assert metrics.adm(small, one) == pytest.approx(0.4) and sse_small == pytest.approx(0.08)

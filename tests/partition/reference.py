@@ -1,4 +1,4 @@
-"""A small, obviously correct MDAV used to check the fast engine (FORMULAS §2.1-2.4).
+"""A small, obviously correct MDAV used to check the fast engine (docs/methods.md §2.1-2.4).
 
 Plain numpy over the list of remaining records. Distances are accumulated
 attribute by attribute (the engine's documented arithmetic); the centroid is the

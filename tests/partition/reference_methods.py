@@ -1,6 +1,6 @@
 """Small, obviously correct references for V-MDAV, IAMAT, CV-MDAV, MD and optimal univariate grouping.
 
-Plain numpy over the list of unassigned records, written from FORMULAS §2.5-2.11
+Plain numpy over the list of unassigned records, written from docs/methods.md §2.5-2.11
 without any pruning, with the engines' documented arithmetic: squared distances
 accumulated attribute by attribute, lowest row index wins ties, centroids of the
 remaining records as a running sum with members subtracted in ascending order.
@@ -56,7 +56,7 @@ def reference_vmdav(Z, k, gamma=0.2, centroid="fixed"):
 
 
 def reference_iamat(Z, k):
-    """Literal Algorithm 1 of seed 004 in log domain: the summed squared distances to the members."""
+    """Literal Algorithm 1 of Oommen & Fayyoumi 2010 in log domain: the summed squared distances to the members."""
     Z = np.asarray(Z, dtype=np.float64)
     n = Z.shape[0]
     labels = np.full(n, -1)

@@ -20,9 +20,9 @@ LITERAL = {  # our figures for the literal reading (documented in README beside 
 
 
 @pytest.mark.parametrize("name", sorted(LITERAL))
-def test_seed003_cvmdav_row_is_not_reproduced_and_our_figures_are_stable(benchmark_z, name):
+def test_chettri_cvmdav_row_is_not_reproduced_and_our_figures_are_stable(benchmark_z, name):
     Z = benchmark_z[name]
-    for k, pub, ours_doc in zip(published.K_SEED003, published.SEED003_IL["CV-MDAV"][name], LITERAL[name]):
+    for k, pub, ours_doc in zip(published.K_CHETTRI, published.CHETTRI_IL["CV-MDAV"][name], LITERAL[name]):
         labels = ma.partition.cvmdav(Z, k)
         assert np.array_equal(labels, ma.partition.cvmdav(Z, k))
         sizes = np.bincount(labels)
@@ -39,9 +39,9 @@ def test_no_reading_reproduces_the_table(benchmark_z):
             Z = benchmark_z[name]
             worst[tuple(reading.values()), name] = max(
                 abs(partition_information_loss(Z, ma.partition.cvmdav(Z, k, **reading)) - float(p))
-                for k, p in zip(published.K_SEED003, published.SEED003_IL["CV-MDAV"][name]))
+                for k, p in zip(published.K_CHETTRI, published.CHETTRI_IL["CV-MDAV"][name]))
     assert min(max(worst[tuple(r.values()), name] for name in LITERAL) for r in READINGS) > 0.5
-    closest = ("2k-1", "2k-1", ">", True)  # PUBLISHED.md §5: off by up to 0.56 / 0.07 / 0.29
+    closest = ("2k-1", "2k-1", ">", True)  # docs/reproductions.md §5: off by up to 0.56 / 0.07 / 0.29
     assert [round(worst[closest, name], 2) for name in ("tarragona", "census", "eia")] == [0.56, 0.07, 0.29]
 
 

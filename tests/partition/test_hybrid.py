@@ -1,4 +1,6 @@
-"""HM-pfsom (microagg/partition/hybrid.py): seed 002's worked examples, group properties, roles, bad input."""
+"""HM-pfsom (microagg/partition/hybrid.py): Abidi, Ben Yahia & Perera's (2018) worked examples, group properties,
+roles, bad input.
+"""
 
 import warnings
 
@@ -22,12 +24,13 @@ def qi_sse(Q, groups) -> float:
 
 
 def salary_trace(**params):
-    df = ma.load_dataset("seed002_salary")
+    df = ma.load_dataset("abidi_salary")
     return hm_pfsom_steps(df.to_numpy(float), 1, [2], c=1, scaling="minmax", **params)
 
 
 def test_worked_example_tables_4_to_8():
-    """Seed 002 §3.2: 13 records, 3 salary classes (Tables 5-7), a 3-partition with every class in every group.
+    """Abidi, Ben Yahia & Perera 2018, §3.2: 13 records, 3 salary classes (Tables 5-7), a 3-partition with every
+    class in every group.
 
     Algorithm 2 gives Table 8's group {x2, x4, x9, x11} but not its other two groups: ours are {x3, x6, x7, x12}
     and {x1, x5, x8, x10, x13}. No reading we tried gives Table 8 (z / min-max / raw units; mean, median or
@@ -43,7 +46,7 @@ def test_worked_example_tables_4_to_8():
     assert sorted(ours, key=min) == [{1, 5, 8, 10, 13}, {2, 4, 9, 11}, {3, 6, 7, 12}]
     assert all(len({int(tr.classes[i - 1]) for i in g}) == 3 for g in ours)
     assert all(len({int(tr.classes[i - 1]) for i in g}) == 3 for g in TABLE8)  # Table 8 is diverse too
-    Q = scale(ma.load_dataset("seed002_salary")[["ZIP", "Age"]].to_numpy(float), "minmax")
+    Q = scale(ma.load_dataset("abidi_salary")[["ZIP", "Age"]].to_numpy(float), "minmax")
     assert qi_sse(Q, ours) == pytest.approx(1.6295, abs=1e-4) and qi_sse(Q, TABLE8) == pytest.approx(1.8587, abs=1e-4)
     assert np.array_equal(salary_trace(cs=3).labels, tr.labels)
 
@@ -58,7 +61,7 @@ def test_worked_example_with_the_default_pcaes_finds_two_classes():
 def test_disease_example_tables_1_to_3():
     """Table 2 (grouping on the quasi-identifiers only) has an all-Cancer group; Algorithm 2 with the diseases
     as classes puts every disease in every group (Table 3 is another such partition)."""
-    df = ma.load_dataset("seed002_disease")
+    df = ma.load_dataset("abidi_disease")
     table2 = np.repeat([0, 1, 2], 4)
     assert min(df.groupby(table2)["Disease"].nunique()) == 1
     labels = diverse_groups(scale(df[["ZIP", "Age"]].to_numpy(float), "minmax"), df["Disease"], 1)

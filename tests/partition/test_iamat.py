@@ -9,16 +9,16 @@ from microagg.metrics import partition_information_loss
 
 from .reference_methods import product_iamat, reference_iamat
 
-GIVES = {  # PUBLISHED.md §3 "literal IAMAT gives" (an independent implementation)
+GIVES = {  # docs/reproductions.md §3 "literal IAMAT gives" (an independent implementation)
     "tarragona": (15.6073, 19.2677, 22.6214),
     "census": (5.3736, 7.2467, 8.9322),
 }
 
 
 @pytest.mark.parametrize("name", sorted(GIVES))
-def test_seed004_table2_iamat(benchmark_z, name):
+def test_oommen_table2_iamat(benchmark_z, name):
     Z = benchmark_z[name]
-    for k, pub, gives in zip(published.K_SEED004, published.SEED004_IL["IAMAT"][name], GIVES[name]):
+    for k, pub, gives in zip(published.K_OOMMEN, published.OOMMEN_IL["IAMAT"][name], GIVES[name]):
         ours = partition_information_loss(Z, ma.partition.iamat(Z, k))
         assert ours == pytest.approx(gives, abs=1e-4)
         assert ours == pytest.approx(float(pub), rel=published.IAMAT_RELATIVE_TOLERANCE)

@@ -16,9 +16,9 @@ mdav_module = importlib.import_module("microagg.partition.mdav")
 VARIANTS = ("generic", "classic", "mdav1", "single")
 
 
-# --- published tables (PUBLISHED.md §1-2) ---------------------------------------------------------------
+# --- published tables (docs/reproductions.md §1-2) ---------------------------------------------------------------
 
-EXACT = {  # PUBLISHED.md §1 "exact MDAV gives" (4 dp), classic variant
+EXACT = {  # docs/reproductions.md §1 "exact MDAV gives" (4 dp), classic variant
     "tarragona": (16.9326, 19.5458, 22.4613, 33.1929),
     "census": (5.6922, 7.4947, 9.0884, 14.1559),
     "eia": (0.4829, 0.6713, 1.6667, 3.8397),
@@ -28,24 +28,24 @@ EXACT = {  # PUBLISHED.md §1 "exact MDAV gives" (4 dp), classic variant
 @pytest.mark.parametrize("name", sorted(EXACT))
 def test_classic_matches_the_exact_column(benchmark_z, name):
     Z = benchmark_z[name]
-    for k, want in zip(published.K_SEED003, EXACT[name]):
+    for k, want in zip(published.K_CHETTRI, EXACT[name]):
         assert partition_information_loss(Z, ma.partition.mdav(Z, k, "classic")) == pytest.approx(want, abs=1e-3)
 
 
-@pytest.mark.parametrize("row", sorted(published.SEED003_MDAV_VARIANT))
+@pytest.mark.parametrize("row", sorted(published.CHETTRI_MDAV_VARIANT))
 @pytest.mark.parametrize("name", ["tarragona", "census", "eia"])
-def test_seed003_tables_1_to_3(benchmark_z, row, name):
+def test_chettri_tables_1_to_3(benchmark_z, row, name):
     Z = benchmark_z[name]
-    variant = published.SEED003_MDAV_VARIANT[row]
-    for k, pub in zip(published.K_SEED003, published.SEED003_IL[row][name]):
+    variant = published.CHETTRI_MDAV_VARIANT[row]
+    for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL[row][name]):
         ours = partition_information_loss(Z, ma.partition.mdav(Z, k, variant))
-        if (row, name, k) in published.SEED003_NOT_REPRODUCED:
+        if (row, name, k) in published.CHETTRI_NOT_REPRODUCED:
             assert not published.matches(ours, pub), f"{row} {name} k={k} now reproduces: update the docs"
         else:
             assert published.matches(ours, pub), f"{row} {name} k={k}: ours {ours:.4f}, published {pub}"
 
 
-def test_seed003_generic_k3_anomalies_are_what_the_docs_say(benchmark_z):
+def test_chettri_generic_k3_anomalies_are_what_the_docs_say(benchmark_z):
     # Tarragona's printed 16.966 is one-group MDAV; Census's 5.622 is no variant at all.
     tarragona = benchmark_z["tarragona"]
     single = partition_information_loss(tarragona, ma.partition.mdav(tarragona, 3, "single"))
@@ -55,10 +55,10 @@ def test_seed003_generic_k3_anomalies_are_what_the_docs_say(benchmark_z):
     assert not any(published.matches(v, "5.622") for v in census)
 
 
-def test_seed004_table2_single_variant(benchmark_z):
-    for name, values in published.SEED004_IL["MDAV"].items():
+def test_oommen_table2_single_variant(benchmark_z):
+    for name, values in published.OOMMEN_IL["MDAV"].items():
         Z = benchmark_z[name]
-        ours = [partition_information_loss(Z, ma.partition.mdav(Z, k, "single")) for k in published.K_SEED004]
+        ours = [partition_information_loss(Z, ma.partition.mdav(Z, k, "single")) for k in published.K_OOMMEN]
         if name == "census":
             assert all(published.matches(o, p) for o, p in zip(ours, values)), ours
         else:  # documented as not reproduced: our figures, within 0.07 of the published ones

@@ -11,7 +11,7 @@ from .reference_methods import reference_vmdav
 
 vmdav_module = importlib.import_module("microagg.partition.vmdav")
 
-GIVES = {  # PUBLISHED.md §4 "gives": an independent exact implementation of the reproducing setting
+GIVES = {  # docs/reproductions.md §4 "gives": an independent exact implementation of the reproducing setting
     "tarragona": (16.9630, 19.6974, 22.8778, 33.2527),
     "census": (5.6619, 7.5140, 9.0070, 14.0730),
     "eia": (0.5081, 0.9703, 1.3040, 2.8047),
@@ -19,10 +19,10 @@ GIVES = {  # PUBLISHED.md §4 "gives": an independent exact implementation of th
 
 
 @pytest.mark.parametrize("name", sorted(GIVES))
-def test_seed003_vmdav_row(benchmark_z, name):
+def test_chettri_vmdav_row(benchmark_z, name):
     Z = benchmark_z[name]
-    gamma = published.SEED003_VMDAV_GAMMA[name]
-    for k, pub, gives in zip(published.K_SEED003, published.SEED003_IL["V-MDAV"][name], GIVES[name]):
+    gamma = published.CHETTRI_VMDAV_GAMMA[name]
+    for k, pub, gives in zip(published.K_CHETTRI, published.CHETTRI_IL["V-MDAV"][name], GIVES[name]):
         ours = partition_information_loss(Z, ma.partition.vmdav(Z, k, gamma))
         assert ours == pytest.approx(gives, abs=1e-4)
         assert abs(ours - float(pub)) <= published.VMDAV_TOLERANCE, f"{name} k={k}: ours {ours:.4f}, published {pub}"
@@ -33,8 +33,8 @@ def test_recomputed_centroid_does_not_reproduce(benchmark_z):
     worst = 0.0
     for name in GIVES:
         Z = benchmark_z[name]
-        for k, pub in zip(published.K_SEED003, published.SEED003_IL["V-MDAV"][name]):
-            labels = ma.partition.vmdav(Z, k, published.SEED003_VMDAV_GAMMA[name], centroid="remaining")
+        for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL["V-MDAV"][name]):
+            labels = ma.partition.vmdav(Z, k, published.CHETTRI_VMDAV_GAMMA[name], centroid="remaining")
             worst = max(worst, abs(partition_information_loss(Z, labels) - float(pub)))
     assert worst > 0.1
 

@@ -1,10 +1,10 @@
-"""Seed 002 Tables 9-12 beside our HM-pfsom (microagg/seed002.py)."""
+"""Abidi, Ben Yahia & Perera 2018, Tables 9-12 beside our HM-pfsom (microagg/hmpfsom_tables.py)."""
 
 import numpy as np
 import pytest
 
 from microagg import published
-from microagg.seed002 import reproduce_hmpfsom
+from microagg.hmpfsom_tables import reproduce_hmpfsom
 
 
 @pytest.fixture(scope="module")
@@ -13,7 +13,7 @@ def table():
 
 
 def test_one_row_per_published_row(table):
-    assert len(table) == sum(len(rows) for sets in published.SEED002_TABLES.values() for rows in sets.values())
+    assert len(table) == sum(len(rows) for sets in published.ABIDI_TABLES.values() for rows in sets.values())
     assert set(table["data"]) == {"census", "eia"}
     assert table.groupby("data")["sub"].nunique().to_dict() == {"census": 3, "eia": 5}
     for name, n in (("census", 1080), ("eia", 4092)):

@@ -1,6 +1,8 @@
-"""Seed 002 Tables 9-12 with our HM-pfsom beside the published numbers (``python -m microagg reproduce hmpfsom``).
+"""Abidi, Ben Yahia & Perera 2018, Tables 9-12 with our HM-pfsom beside the published numbers (``python -m microagg
+reproduce hmpfsom``).
 
-Setting: seed 002 §4 as far as it is given. Census (5 QIs, 8 confidential) and EIA (MONTH + the ten revenue
+Setting: Abidi, Ben Yahia & Perera 2018, §4 as far as it is given. Census (5 QIs, 8 confidential) and EIA (MONTH +
+the ten revenue
 and sales columns, 7 QIs, 4 confidential) with the role split of ``microagg.datasets``; min-max scaling
 (§4.1); the number of sub-microdata fixed to the published one (3 and 5) so that rows can be set side by
 side, the classes of every sub-microdata chosen by PCAES. Our sub-microdata are matched to the published
@@ -30,7 +32,7 @@ from .metrics import il1s, sse_i
 from .partition import hm_pfsom_steps, mdav, select_pfcm
 from .partition.hybrid import scale
 
-SETTINGS = {"census": {}, "eia": {"variant": "seed002"}}
+SETTINGS = {"census": {}, "eia": {"variant": "abidi"}}
 
 
 def _sub_metrics(X: np.ndarray, S: np.ndarray, labels: np.ndarray) -> dict:
@@ -49,7 +51,7 @@ def _dataset(name: str, ks: list[int]) -> tuple[list[dict], str]:
     X = df.to_numpy(dtype=np.float64)
     scaled = scale(X, "minmax")
     zscores = scale(X, "zscore")
-    split = published.SEED002_SPLIT[name]
+    split = published.ABIDI_SPLIT[name]
     own = select_pfcm(scaled[:, qi], 0, 10)
     pcaes_note = (f"{name}: PCAES alone chooses c = {own.c} sub-microdata of "
                   f"{'/'.join(map(str, sorted(np.bincount(own.result.labels), reverse=True)))} records")
@@ -62,7 +64,7 @@ def _dataset(name: str, ks: list[int]) -> tuple[list[dict], str]:
     match = dict(zip(theirs, ours))
     rows = []
     for sub, (size, classes) in split.items():
-        for k, values in published.SEED002_TABLES[name][sub].items():
+        for k, values in published.ABIDI_TABLES[name][sub].items():
             tr = traces[k]
             rows_j = np.flatnonzero(tr.sub == match[sub])
             Xq, Sc = X[rows_j][:, qi], zscores[rows_j][:, conf]
@@ -70,8 +72,8 @@ def _dataset(name: str, ks: list[int]) -> tuple[list[dict], str]:
             md_labels = mdav(scaled[rows_j][:, qi], k) if k > 1 else np.arange(len(rows_j))
             md = _sub_metrics(Xq, Sc, md_labels)
             cls = np.bincount(tr.classes[rows_j])
-            pub = dict(zip(published.SEED002_COLUMNS, values))
-            note = published.SEED002_PRINTED_SLIPS.get((name, sub, k), "")
+            pub = dict(zip(published.ABIDI_COLUMNS, values))
+            note = published.ABIDI_PRINTED_SLIPS.get((name, sub, k), "")
             rows.append({
                 "data": name, "sub": sub, "k": k, "n pub": int(size), "n ours": len(rows_j),
                 "classes pub": "/".join(classes), "classes ours": "/".join(map(str, cls)),
@@ -87,10 +89,12 @@ def _dataset(name: str, ks: list[int]) -> tuple[list[dict], str]:
 
 
 def reproduce_hmpfsom() -> pd.DataFrame:
-    """Seed 002 Tables 9-12 (Census, EIA) beside ours; ``match``: HM-pfsom's minimal SSE_i is at least MDAV's."""
+    """Abidi, Ben Yahia & Perera 2018, Tables 9-12 (Census, EIA) beside ours; ``match``: HM-pfsom's minimal SSE_i
+    is at least MDAV's.
+    """
     rows, notes = [], []
     for name in SETTINGS:
-        ks = sorted({k for sub in published.SEED002_TABLES[name].values() for k in sub})
+        ks = sorted({k for sub in published.ABIDI_TABLES[name].values() for k in sub})
         r, note = _dataset(name, ks)
         rows += r
         notes.append(note)
