@@ -4,7 +4,7 @@
     10^5 records
     python benchmarks/bench_hybrid.py --max-n 10000
 
-Table 1: ``microaggregate(..., method="hmpfsom")`` on the CASC sets with Abidi, Ben Yahia & Perera's (2018) role
+Table 1: ``microaggregate(..., method="hmpfsom")`` on the CASC sets with the role
 split (EIA: MONTH + the
 ten revenue and sales columns), z-scores, PCAES choosing c (2..10) and the classes of every sub-microdata;
 stages: the QI split (one PFCM per candidate c), the confidential classes (one PFCM per candidate per

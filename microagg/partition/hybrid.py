@@ -14,7 +14,8 @@ and confidential attributes, which are released unchanged and only shape the gro
 3. Any registered aggregator replaces the QIs by group values (line 19); the release keeps the
    confidential values as they are.
 
-Decisions where Abidi, Ben Yahia & Perera 2018 is silent or inconsistent (docs/methods.md §2.12, §5 row 11):
+Decisions where Abidi, Ben Yahia & Perera 2018 is silent or inconsistent (docs/methods.md §2.12;
+docs/methods.md §5, decision 11):
 
 * Distances are squared Euclidean on the QI (or confidential) columns; Abidi, Ben Yahia & Perera 2018, §3.3 prints a
 signed sum
@@ -70,7 +71,7 @@ PARAMS = (
           "docs/methods.md §2.12", low=2),
     Param("scaling", "choice", "zscore", "column scaling before clustering: z-scores, or min-max to [0, 1] as in "
           "Abidi, Ben Yahia & Perera 2018", "Abidi, Ben Yahia & Perera 2018, §4.1", choices=SCALINGS),
-    Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as printed in docs/methods.md §2.12)",
+    Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as defined by Wu & Yang 2005)",
           "Wu & Yang 2005", choices=NORMALIZERS),
     Param("a", "float", 1.0, "weight of the fuzzy memberships in PFCM", _SOURCE, low=0, low_open=True),
     Param("b", "float", 1.0, "weight of the typicalities in PFCM", _SOURCE, low=0, low_open=True),

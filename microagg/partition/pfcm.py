@@ -146,7 +146,7 @@ def pcaes(u: np.ndarray, prototypes: np.ndarray, normalizer: str = "max") -> flo
     PCAES = sum_i [ sum_j u_ij^2 / u_M - exp(-min_{l != i} ||v_i - v_l||^2 / beta_T) ] with
     beta_T = (1/c) sum_i ||v_i - vbar||^2 and vbar the mean prototype.
 
-    ``normalizer`` is u_M. docs/methods.md §2.12 prints u_M = min_i sum_j u_ij^2 ("min"). Then the first term is
+    ``normalizer`` is u_M. Wu & Yang 2005 define u_M = min_i sum_j u_ij^2 ("min"). Then the first term is
     unbounded and grows as soon as one cluster is tiny, so on data with outliers PCAES keeps increasing with
     c: four well-separated blobs with 3 % uniform noise score highest at c = 8, and the Census and EIA
     quasi-identifiers at c = 9 or 10 (of 2..10), with a cluster of 1-3 records. The default "max"
