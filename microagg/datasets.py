@@ -108,8 +108,7 @@ def eia(raw: bool = False, variant: str = "casc", qi=None) -> pd.DataFrame:
     the constant YEAR and the text STATE, keeping MONTH + the ten columns.
     ``raw=True`` returns all 15 columns, text included, without roles.
     Roles (``attrs["roles"]``): ``qi`` (default: the first 7 columns, Abidi, Ben Yahia & Perera 2018, Tables 11-12),
-    the rest
-    (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential.
+    the rest (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential.
     """
     df = _read("eia")
     if raw:

@@ -17,9 +17,8 @@ and confidential attributes, which are released unchanged and only shape the gro
 Decisions where Abidi, Ben Yahia & Perera 2018 is silent or inconsistent (docs/methods.md §2.12;
 docs/methods.md §5, decision 11):
 
-* Distances are squared Euclidean on the QI (or confidential) columns; Abidi, Ben Yahia & Perera 2018, §3.3 prints a
-signed sum
-  of differences, which is not a distance.
+* * Distances are squared Euclidean on the QI (or confidential) columns; Abidi, Ben Yahia & Perera 2018, §3.3 prints a
+  signed sum of differences, which is not a distance.
 * The centre of a sub-microdata is its PFCM prototype, fixed during the loop.
 * Ties: the farthest record and the nearest records are the lowest row indices among equals; a leftover
   equidistant from two group centroids joins the earlier group.
@@ -30,10 +29,9 @@ signed sum
   nearest prototype (smallest first), so every sub-microdata forms at least one group. A sub-microdata
   left with a single class (when more were asked for or found) forms k-anonymous groups without
   diversity, and a warning says so.
-* ``k`` is the number of records taken from every class, as in Algorithm 2, so groups have at least
-  k·cs_j records; k = 1 is accepted (Abidi, Ben Yahia & Perera 2018, Tables 10 and 12 start at k = 1) and still gives
-  groups of
-  cs_j >= 2 records wherever a sub-microdata has two classes.
+* * ``k`` is the number of records taken from every class, as in Algorithm 2, so groups have at least k·cs_j records;
+  k = 1 is accepted (Abidi, Ben Yahia & Perera 2018, Tables 10 and 12 start at k = 1) and still gives groups of cs_j
+  >= 2 records wherever a sub-microdata has two classes.
 * Abidi, Ben Yahia & Perera 2018 min-max scales the data before clustering (§4.1); ``scaling="minmax"`` does that,
   ``"zscore"`` (default) uses z-scores like the rest of the package.
 """
