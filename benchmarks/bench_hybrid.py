@@ -4,8 +4,8 @@
     10^5 records
     python benchmarks/bench_hybrid.py --max-n 10000
 
-Table 1: ``microaggregate(..., method="hmpfsom")`` on the CASC sets with Abidi, Ben Yahia & Perera's (2018) role
-split (EIA: MONTH + the
+Table 1: ``microaggregate(..., method="hmpfsom")`` on the CASC sets with the role
+split of Abidi, Ben Yahia & Perera 2018 (EIA: MONTH + the
 ten revenue and sales columns), z-scores, PCAES choosing c (2..10) and the classes of every sub-microdata;
 stages: the QI split (one PFCM per candidate c), the confidential classes (one PFCM per candidate per
 sub-microdata) and the diversity-constrained groups (Algorithm 2's loop, one iteration per group).

@@ -8,7 +8,7 @@ The "which method when" table: for each data set and k, every registered method
 standardized data, with IL = 100 SSE/SST of the partition's group means, the
 number of groups, the largest group and whether the release is k-anonymous as whole
 records. "× MDAV" is the time over MDAV-generic's on the same data. The synthetic
-set is Mortazavi & Jalili's (2017) (10 normal clusters in 10 dimensions). At n = 10^5 each method
+set is that of Mortazavi & Jalili 2017 (10 normal clusters in 10 dimensions). At n = 10^5 each method
 runs in a fresh process, which also reports its peak resident memory beyond what
 the process held before the call (the input itself is listed separately).
 """

@@ -2,7 +2,7 @@
 
 Every loader returns a pandas DataFrame of numeric attributes, ready for
 ``microaggregate``. See ``data/README.md`` for provenance and attribute choices.
-The CASC sets and Abidi, Ben Yahia & Perera's (2018) worked examples also carry a role split of their
+The CASC sets and the worked examples of Abidi, Ben Yahia & Perera 2018 also carry a role split of their
 columns into quasi-identifiers and confidential attributes: ``roles(name)``, or
 ``df.attrs["roles"]`` of the loaded DataFrame.
 """
@@ -29,7 +29,7 @@ EIA_ABIDI = ["MONTH"] + EIA_ATTRIBUTES[1:]
 # Number of quasi-identifiers in Abidi, Ben Yahia & Perera 2018, §4.3 (Figures 1-6 "|Qid| = 5 / 7", Tables 9-12).
 # Which columns they
 # are is not said: the first ones in the CASC column order are taken [decision]. For Census these are AFNLWGT,
-# AGI, EMCONTRB, FEDTAX, PTOTVAL (five of Oommen & Fayyoumi's (2010) seven key variables); for EIA the month (or
+# AGI, EMCONTRB, FEDTAX, PTOTVAL (five of the seven key variables of Oommen & Fayyoumi 2010); for EIA the month (or
 # UTILITYID)
 # and the residential, commercial and industrial revenue and sales.
 ABIDI_QI_COUNT = {"tarragona": 5, "census": 5, "eia": 7}
@@ -108,8 +108,7 @@ def eia(raw: bool = False, variant: str = "casc", qi=None) -> pd.DataFrame:
     the constant YEAR and the text STATE, keeping MONTH + the ten columns.
     ``raw=True`` returns all 15 columns, text included, without roles.
     Roles (``attrs["roles"]``): ``qi`` (default: the first 7 columns, Abidi, Ben Yahia & Perera 2018, Tables 11-12),
-    the rest
-    (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential.
+    the rest (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential.
     """
     df = _read("eia")
     if raw:

@@ -62,11 +62,10 @@ def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation
 
     ``methods`` lists method names, or maps labels to ``(method, parameters)`` like :func:`compare_methods`
     (the ``method`` column then holds the label). IL is 100·SSE/SST (Chettri, Paul & Dutta, Eq. 4), PIL Mortazavi &
-    Jalili 2017
-    Eq. 9-11, DLD the linkage of ``dld_rule`` (default the expected value, docs/metrics.md §4.6 b; ``"1st_or_2nd"``
-    is Chettri, Paul & Dutta, Eq. 5), SDID Mortazavi & Jalili 2017, Eq. 8 with interval ``p`` %. ``params`` go to
-    every run (shared
-    aggregation parameters, ``confidential``). ``progress(fraction, message)`` is called after each run.
+    Jalili 2017 Eq. 9-11, DLD the linkage of ``dld_rule`` (default the expected value, docs/metrics.md §4.6 b;
+    ``"1st_or_2nd"`` is Chettri, Paul & Dutta, Eq. 5), SDID Mortazavi & Jalili 2017, Eq. 8 with interval ``p`` %.
+    ``params`` go to every run (shared aggregation parameters, ``confidential``). ``progress(fraction, message)`` is
+    called after each run.
     """
     frame = _sweep(data, ks, methods, aggregation, columns, p, dld_rule, progress, **params)
     return frame.drop(columns="method").rename(columns={"run": "method"})[RU_COLUMNS]
@@ -77,11 +76,11 @@ def compare_methods(data, k: int, runs: Runs, aggregation: str = "mean",
     """Several partitioners on the same data and k, side by side: IL, DLD, groups, k-anonymity and time.
 
     ``runs`` maps a label to ``(method, parameters)``, e.g. ``{"MDAV classic": ("mdav", {"variant": "classic"})}``
-    (Chettri, Paul & Dutta, §3 compares MDAV's variants this way), or lists method names run with their defaults. IL is
-    100·SSE/SST (Chettri, Paul & Dutta, Eq. 4), DLD the expected-value linkage (docs/metrics.md §4.6 b). ``groups``
-    counts the groups
-    (of all attributes pooled for per-attribute methods); ``k-anonymous`` is the release's check of whole records,
-    which replaces ``microaggregate``'s warning for methods that are not record-level (individual ranking).
+    (Chettri, Paul & Dutta, §3 compares MDAV's variants this way), or lists method names run with their defaults. IL
+    is 100·SSE/SST (Chettri, Paul & Dutta, Eq. 4), DLD the expected-value linkage (docs/metrics.md §4.6 b). ``groups``
+    counts the groups (of all attributes pooled for per-attribute methods); ``k-anonymous`` is the release's check of
+    whole records, which replaces ``microaggregate``'s warning for methods that are not record-level (individual
+    ranking).
     """
     return _sweep(data, [k], runs, aggregation, columns, 5.0, "expected", None)[COMPARE_COLUMNS]
 

@@ -1,9 +1,8 @@
 """Abidi, Ben Yahia & Perera 2018, Tables 9-12 with our HM-pfsom beside the published numbers (``python -m microagg
 reproduce hmpfsom``).
 
-Setting: Abidi, Ben Yahia & Perera 2018, §4 as far as it is given. Census (5 QIs, 8 confidential) and EIA (MONTH +
-the ten revenue
-and sales columns, 7 QIs, 4 confidential) with the role split of ``microagg.datasets``; min-max scaling
+Setting: Abidi, Ben Yahia & Perera 2018, §4 as far as it is given. Census (5 QIs, 8 confidential) and EIA (MONTH + the
+ten revenue and sales columns, 7 QIs, 4 confidential) with the role split of ``microagg.datasets``; min-max scaling
 (§4.1); the number of sub-microdata fixed to the published one (3 and 5) so that rows can be set side by
 side, the classes of every sub-microdata chosen by PCAES. Our sub-microdata are matched to the published
 ones by size rank (largest with largest): PFSOM's sub-microdata are not published, so the match is only

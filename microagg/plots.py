@@ -226,9 +226,8 @@ def tradeoff_over_k(frame: pd.DataFrame, utility: str = "IL", risk: str = "DLD")
 
 
 def method_comparison(frame: pd.DataFrame, value: str = "IL") -> go.Figure:
-    """One bar per run of ``microagg.explore.compare_methods``: ``value`` (e.g. IL, Chettri, Paul & Dutta, Tables
-    1-3) with the
-    run time written on the bar; runs whose release is not k-anonymous as whole records are hatched."""
+    """One bar per run of ``microagg.explore.compare_methods``: ``value`` (e.g. IL, Chettri, Paul & Dutta, Tables 1-3)
+    with the run time written on the bar; runs whose release is not k-anonymous as whole records are hatched."""
     frame = frame.reset_index(drop=True)
     methods = list(dict.fromkeys(frame["method"]))
     colours = [PALETTE[methods.index(m) % len(PALETTE)] for m in frame["method"]]

@@ -1,4 +1,4 @@
-"""Published tables the package reproduces (numbers copied from the seeds, with where they are).
+"""Published tables the package reproduces (numbers copied from the papers, with where they are; docs/reproductions.md).
 
 Every value is IL % (100 SSE / SST) unless stated otherwise, kept as the printed
 string so that its precision is known. ``K_*`` give the column order of each table.
@@ -9,7 +9,7 @@ from __future__ import annotations
 K_CHETTRI = (3, 4, 5, 10)
 K_OOMMEN = (3, 4, 5)
 
-# Chettri, Paul & Dutta (Chettri, Paul & Dutta), Tables 1-3: IL of each method on each data set.
+# Chettri, Paul & Dutta, Tables 1-3: IL of each method on each data set.
 # Three-decimal values are truncations (7.4947 is printed 7.494).
 CHETTRI_IL = {
     "MDAV": {
@@ -39,7 +39,7 @@ CHETTRI_IL = {
     },
 }
 
-# Which MDAV variant of ``microagg.partition.mdav`` each seed-003 row is.
+# Which MDAV variant of ``microagg.partition.mdav`` each row of Chettri, Paul & Dutta's Tables 1-3 is.
 CHETTRI_MDAV_VARIANT = {"MDAV": "classic", "MDAV-1": "mdav1", "MDAV-generic": "generic"}
 
 # Cells of Chettri, Paul & Dutta that no exact implementation reproduces, with the reason.
@@ -48,7 +48,7 @@ CHETTRI_NOT_REPRODUCED = {
     ("MDAV-generic", "census", 3): "no variant gives 5.622; presumably a slip for 5.692 (MDAV-generic: 5.6922)",
 }
 
-# Oommen & Fayyoumi 2010 (Oommen & Fayyoumi), Table II: IL of its MDAV (one group per iteration) and IAMAT.
+# Oommen & Fayyoumi 2010, Table II: IL of its MDAV (one group per iteration) and IAMAT.
 OOMMEN_IL = {
     "MDAV": {"tarragona": ("16.9593", "19.7482", "22.8850"), "census": ("5.6535", "7.4414", "8.8840")},
     "IAMAT": {"tarragona": ("15.6023", "19.2872", "22.7164"), "census": ("5.3639", "7.2170", "8.8428")},
@@ -81,12 +81,14 @@ def printed_decimals(value: str) -> int:
 
 
 def matches(ours: float, published: str, tol: float = 0.001) -> bool:
-    """Chettri, Paul & Dutta/004 convention: compare after truncating ours to the printed precision."""
+    """Convention of Chettri, Paul & Dutta and Oommen & Fayyoumi 2010: compare after truncating ours to the printed
+    precision."""
     return abs(truncate(ours, printed_decimals(published)) - float(published)) <= tol + 1e-12
 
 
 # Mortazavi & Jalili 2017, satisfaction level SL (%) of MDAV, k = 3 / 4 / 5 / 10.
-# Table 2: w = 0.001 for every cell; Table 3: w = rand (MATLAB rng(1), re-seeded per data set and k).
+# Table 2: w = 0.001 for every cell; Table 3: w = rand from MATLAB's generator seeded by 1 (our reconstruction:
+# rng(1); rand(n, d), re-seeded per data set and k; docs/methods.md §5, decision 14).
 # Setting that reproduces (docs/reproductions.md §6): MDAV classic, mean, renormalized (Eq. 5), Δ = 0.1 absolute in z
 # units.
 K_MORTAZAVI = (3, 4, 5, 10)
@@ -100,12 +102,11 @@ MORTAZAVI_SL_WEIGHTS = {"Table 2": 0.001, "Table 3": "random"}
 MORTAZAVI_SL_TOLERANCE = {"Table 2": 0.02, "Table 3": 0.05}  # percentage points
 
 # Mortazavi & Jalili 2017, Table 4, MDAV column: SI (%) = ((DLD + SDID)/2 + PIL)/2 of MDAV. Not reproduced (PIL's
-# density
-# estimate and details of DLD/SDID are not given in the paper).
+# density estimate and details of DLD/SDID are not given in the paper).
 MORTAZAVI_SI_MDAV = {"tarragona": ("37.05", "34.76", "34.01", "33.21"), "census": ("28.37", "27.58", "26.88", "26.20"),
                    "eia": ("34.41", "33.17", "34.44", "35.46")}
 
-# Chettri, Paul & Dutta (Chettri, Paul & Dutta) Table 4: DLD (%) of CV-MDAV, record linked if its original is the 1st or
+# Chettri, Paul & Dutta, Table 4: DLD (%) of CV-MDAV, record linked if its original is the 1st or
 # 2nd nearest original to its masked record (Eq. 5).
 CHETTRI_DLD = {"tarragona": ("52.757", "36.69", "28.776", "3.839"), "census": ("57.5", "41.666", "32.685", "20.134"),
                "eia": ("47.873", "36.07", "29.838", "16.731")}
@@ -115,7 +116,7 @@ CHETTRI_DLD_NOTE = (
     "Census 20.134 % exceeds the 20.0 % that 108 groups of 10 allow (at most 2 linked records per group, 216 of 1080), "
     "Tarragona 3.839 is the EIA MDAV IL of Table 3 at k = 10, and no k = 10 value is a whole number of records.")
 
-# Oommen & Fayyoumi 2010 (Oommen & Fayyoumi) Table III, Census, MDAV column (one group per iteration), k = 3 / 4 / 5.
+# Oommen & Fayyoumi 2010, Table III, Census, MDAV column (one group per iteration), k = 3 / 4 / 5.
 # Key variables for RLD (TAXINC is printed "TAXING").
 OOMMEN_KEYS = ("FEDTAX", "AFNLWGT", "AGI", "EMCONTRB", "PTOTVAL", "TAXINC", "STATETAX")
 OOMMEN_TABLE3_MDAV = {
@@ -146,10 +147,9 @@ def rounds_to(ours: float, published: str) -> bool:
     return abs(ours - float(published)) <= 0.5 * 10 ** -decimals + 1e-12
 
 
-# Mortazavi & Jalili 2017, satisfaction level SL % of P3M (alpha = 0.5, Delta = 0.1
-# absolute in
-# z units, MDAV classic partition), k = K_MORTAZAVI. Table 2: w = 0.001 in every cell; Table 3: w = rand,
-# MATLAB rng(1) = numpy RandomState(1).rand(d, n).T, re-seeded for each (data set, k).
+# Mortazavi & Jalili 2017, satisfaction level SL % of P3M (alpha = 0.5, Delta = 0.1 absolute in z units, MDAV classic
+# partition), k = K_MORTAZAVI. Table 2: w = 0.001 in every cell; Table 3: w = rand, reconstructed as MATLAB
+# rng(1); rand(n, d) = numpy RandomState(1).rand(d, n).T, re-seeded for each (data set, k).
 MORTAZAVI_TABLE2_P3M = {
     "tarragona": ("47.92", "51.38", "54.55", "57.64"),
     "census": ("55.19", "61.10", "65.18", "73.10"),
@@ -170,8 +170,7 @@ MORTAZAVI_TABLE2_REFERENCE_SL = {
     "census": (55.23, 61.13, 65.19, 73.12),
     "eia": (5.67, 7.52, 10.89, 17.82),
 }
-# Abidi, Ben Yahia & Perera 2018 (Abidi, Ben Yahia & Perera), Tables 9-12: HM-pfsom against MDAV on the sub-microdata
-# of Census (5 QIs,
+# Abidi, Ben Yahia & Perera 2018, Tables 9-12: HM-pfsom against MDAV on the sub-microdata of Census (5 QIs,
 # 8 confidential attributes) and EIA (7 QIs). Tables 9 and 11: size of every sub-microdata and of its classes of
 # confidential attributes. Tables 10 and 12, one row per (sub-microdata, k): minimal group size, number of groups,
 # minimal SSE_i (Eq. 2) and IL (Eq. 1, in %), each for HM-pfsom and for MDAV, as printed.

@@ -99,7 +99,7 @@ class Release:
         rows += group_rows(group_stats(pooled_labels(self.labels), self.k),
                            "pooled over attributes" if per_attribute else "all")
         if per_attribute:
-            add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "docs/methods.md §2.9, §4.13")
+            add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "docs/methods.md §2.9, docs/metrics.md §4.13")
         an = self.anonymity
         add("smallest equivalence class", an["min_class"], "records", higher, "docs/metrics.md §4.13")
         add("records in classes < k", an["records_in_small_classes"], "records", lower, "docs/metrics.md §4.13")

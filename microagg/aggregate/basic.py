@@ -54,12 +54,15 @@ def mean(Z, labels) -> np.ndarray:
 
 
 @register("aggregate", "median", title="Median", source="Kabir & Wang, §4, Eq. 1", group_local=True,
-          summary="Replace every record by its group's component-wise median (robust to outliers).")
+          summary="Replace every record by its group's component-wise median (robust to outliers; with an odd "
+                  "group size it publishes a member's exact value on every attribute).")
 def median(Z, labels) -> np.ndarray:
     """Every record replaced by its group's component-wise median (Kabir & Wang, §4).
 
     Even group sizes take the average of the two middle values, the reading that
-    Kabir & Wang's worked example requires (medians 45.5, 5.5, 25.5; 12 untied pairs).
+    Kabir & Wang's worked example requires (medians 45.5, 5.5, 25.5; 12 untied pairs). Odd group
+    sizes release the middle member's exact value on every attribute (35 % of the cells of Census
+    with MDAV at k = 3; docs/methods.md §3.2).
     """
     Z, lab = _prepare(Z, labels)
     return _per_column(Z, lab, _median_1d)

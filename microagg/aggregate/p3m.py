@@ -2,20 +2,27 @@
 docs/methods.md §3.3).
 
 For a fixed partition, P3M moves each group's centroid C_j[t] by δ_j[t] so that released values
-keep at least a distance Δ_i[t] from the originals where possible (a soft constraint relaxed
-by γ_i[t] and weighted by the privacy importance w_i[t]), while the shifts stay small and every
-attribute keeps its mean and variance:
+lie at a distance Δ_i[t] from the originals as far as possible, while the shifts stay small and every
+attribute keeps its mean and variance. The distance condition is a soft *equality*, relaxed by γ_i[t]
+and weighted by the importance w_i[t]:
 
     min   obj_t = α Σ_i γ_i²  +  (1 - α) Σ_j n_j δ_j²
     s.t.  (C_j + δ_j - x_i)² = Δ_i² - (1 - w_i) γ_i      (i in G_j)
           Σ_j n_j δ_j = 0,   Σ_j n_j (C_j + δ_j)² = n σ²   (mean and variance preserved)
 
 Every record of group j is released as C_j + δ_j (Eq. 18), so the release keeps the group
-structure. Choices where Mortazavi & Jalili 2017 is silent or ambiguous (each tested):
+structure. γ_i = (Δ_i² - (C_j + δ_j - x_i)²) / (1 - w_i) is positive for a cell closer than Δ (a
+breach) and negative for one farther than Δ, and α Σ γ² penalises both: P3M pulls far cells back
+towards Δ as hard as it pushes near ones out (with Tarragona, k = 3, Δ = 0.1, w = 0.001, the breaching
+cells contribute about 0.15 of an objective of 11564; docs/methods.md §3.3).
+
+Choices where Mortazavi & Jalili 2017 is silent or ambiguous (each tested):
 
 * Units: Z as given, normally z-scores (then n σ² = n, Eq. 14 exactly). For other data the
   mean and the population variance of each column of Z are preserved, and Δ is in Z's units.
-* w < 1 (docs/methods.md §5, decision 17): γ is eliminated as (Δ² - (C_j + δ_j - x_i)²) / (1 - w_i).
+* w < 1 (docs/methods.md §5, decision 17): the paper allows w = 1, a hard constraint (distance exactly
+  Δ), which one shared group value generally cannot meet for three or more different members; the
+  solver eliminates γ through 1 / (1 - w_i), so w >= 1 is refused.
 * Relative Δ (Mortazavi & Jalili 2017, §5.1): Δ_i[t] = r·|x_i[t]| with a factor r > 0 (Δ enters only as Δ²).
 * The shift term is Eq. 14's Σ n_j δ_j²; Eq. 17's linear rewriting agrees only on the feasible
   set, so both have the same optimum.
@@ -123,8 +130,9 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
 
     ``delta``: Δ in Z's units — a scalar, one per attribute (d,), or one per cell (n, d); with
     ``relative`` it is the factor r of Δ = r·|x| (r > 0). ``w``: importance weights in [0, 1) —
-    a scalar, per record (n,), per cell (n, d); ``weights="random"`` uses Mortazavi & Jalili 2017, Table 3's
-    ``RandomState(w_seed).rand(d, n).T`` instead. ``k``: if given, every group must have at least
+    a scalar, per record (n,), per cell (n, d); ``weights="random"`` uses our reconstruction of the seeded
+    random weights of Mortazavi & Jalili 2017, Table 3, ``RandomState(w_seed).rand(d, n).T`` (MATLAB
+    ``rng(w_seed); rand(n, d)``), instead. ``k``: if given, every group must have at least
     k records. ``tol``: the mean and variance must be met to tol·sd and tol·variance;
     ``gap_tol``: relative gap below which a feasible answer counts as certified optimal.
     Inputs are not modified. Raises ``MicroaggError`` on bad input, never on a hard instance:
@@ -247,21 +255,22 @@ def _solve_live(sub, live, alpha, solver, v, bound, iterations) -> None:
 
 
 PARAMS = (
-    Param("alpha", "float", 0.5, "weight of the distance violations against the size of the centroid shifts "
-          "(0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0),
+    Param("alpha", "float", 0.5, "weight of the deviations from Δ (cells closer or farther than Δ) against the "
+          "size of the centroid shifts (0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0),
     Param("delta", "float", 0.1, "minimum desired distance Δ between original and released value, in z units "
           "(an (n, d) or (d,) array through the Python API)", "Mortazavi & Jalili 2017, §5 (Δ = 0.1)", low=0.0,
           array_ok=True),
     Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
           "Mortazavi & Jalili 2017, §5.1"),
-    Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1) (an (n, d) or (n,) array "
-          "through the Python API)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
+    Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1): the paper's w = 1 (a hard "
+          "constraint) is excluded, γ being eliminated through 1/(1 - w) (an (n, d) or (n,) array through the "
+          "Python API)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
           high_open=True,
           array_ok=True),
-    Param("weights", "choice", "given", "'given': use w; 'random': Mortazavi & Jalili 2017, Table 3's uniform "
-                                        "random weights "
-          "(MATLAB rng(w_seed); rand(n, d))", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS),
-    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seed 1)", low=0),
+    Param("weights", "choice", "given", "'given': use w; 'random': uniform random weights as in Mortazavi & "
+          "Jalili 2017, Table 3, reconstructed as MATLAB rng(w_seed); rand(n, d) (the paper says only that the "
+          "generator was seeded with 1)", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS),
+    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seeded with 1)", low=0),
     Param("solver", "choice", "dual", "'dual': certified Lagrangian dual method (milliseconds); 'trust-constr': "
           "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS),
 )

@@ -1,7 +1,7 @@
 """Risk and utility metrics over plain arrays (original Z, protected Z', labels), and ``evaluate``.
 
 Modules by concern: ``utility`` (SSE, IL, IL1s, ADM, SSE_i), ``probabilistic`` (PIL), ``gil``
-(Oommen & Fayyoumi's (2010) M1-M5 and G_IL), ``risk`` (DLD, SDID), ``privacy`` (SL), ``scores`` (DR, G_DR, SI),
+(M1-M5 and G_IL of Oommen & Fayyoumi 2010), ``risk`` (DLD, SDID), ``privacy`` (SL), ``scores`` (DR, G_DR, SI),
 ``significance`` (sign test), ``anonymity`` (group statistics, k-anonymity), ``registry`` (every
 metric described as data) and ``report`` (``evaluate``).
 """

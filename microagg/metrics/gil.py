@@ -12,7 +12,7 @@ about 0 on z-scores (docs/metrics.md §4.10). Means, variances and covariances u
 
 Mean-variation rule (Oommen & Fayyoumi 2010, footnote 5): if a = 0 and a' != 0 divide by |a'|; if a = a' = 0 the
 term is left out and not counted. Decisions: M4 sums over t <= t', matching its d(d+1)/2
-denominator (Table I prints t < t'; docs/methods.md §5 #22); correlation pairs with an attribute constant
+denominator (Table I prints t < t'; docs/methods.md §5, decision 22); correlation pairs with an attribute constant
 in the original are left out of M5, and a masked attribute that became constant has correlation 0;
 with d = 1 (no pairs) G_IL averages M1-M4. The measures are ratios (not %); G_IL is in %.
 """
@@ -25,7 +25,7 @@ from ._arrays import correlation, pair
 
 
 def mean_variation(a, a_masked) -> float:
-    """Mean of |a - a'| / |a| with Oommen & Fayyoumi's (2010) footnote-5 rule for zeros (0 if every term is left
+    """Mean of |a - a'| / |a| with the footnote-5 rule of Oommen & Fayyoumi 2010 for zeros (0 if every term is left
     out).
     """
     a = np.ravel(np.asarray(a, dtype=np.float64))

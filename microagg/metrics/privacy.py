@@ -5,8 +5,10 @@
 * ``delta``: a scalar, one value per attribute (d,), or one per cell (n, d), in z units,
   all >= 0; with ``relative=True`` the cell threshold is ``delta * |x|`` (Mortazavi & Jalili 2017, §5.1).
 * ``w``: a scalar, one value per record (n,), or one per cell (n, d), in [0, 1) — or
-  ``"random"``: Mortazavi & Jalili 2017, Table 3's ``w = rand`` under MATLAB ``rng(seed)``, which is
-  ``numpy.random.RandomState(seed).rand(d, n).T`` (column-major fill).
+  ``"random"``: our reconstruction of ``w = rand`` of Mortazavi & Jalili 2017, Table 3, which says only
+  that MATLAB's generator was seeded with 1: MATLAB ``rng(seed); rand(n, d)``, i.e.
+  ``numpy.random.RandomState(seed).rand(d, n).T`` (column-major fill; docs/methods.md §5, decision 14).
+  w = 1, which the paper allows as a hard constraint, is excluded (docs/methods.md §5, decision 17).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from ._arrays import pair
 
 
 def random_weights(n: int, d: int, seed: int = 1) -> np.ndarray:
-    """Mortazavi & Jalili 2017, Table 3's weights: MATLAB ``rng(seed); rand(n, d)`` = ``RandomState(seed).rand(d,
-    n).T``.
+    """Random weights as in Mortazavi & Jalili 2017, Table 3, reconstructed as MATLAB ``rng(seed); rand(n, d)``
+    = ``RandomState(seed).rand(d, n).T`` (the paper says only that the generator was seeded with 1).
     """
     return np.random.RandomState(seed).rand(d, n).T
 
@@ -67,7 +69,8 @@ def resolve_delta(delta, Z: np.ndarray, relative: bool = False) -> np.ndarray:
 def resolve_weights(w, n: int, d: int, seed: int | None = 1) -> np.ndarray:
     """Cell weights w (n x d) in [0, 1) from a scalar, per-record, per-cell array or ``"random"`` (with ``seed``).
 
-    The upper bound is open because P3M eliminates γ by dividing by 1 - w.
+    The upper bound is open because P3M eliminates γ by dividing by 1 - w (the paper's w = 1 is a hard
+    constraint, generally infeasible for a group value shared by several records).
     """
     if isinstance(w, str):
         if w != "random":

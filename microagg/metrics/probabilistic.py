@@ -9,8 +9,8 @@ sampling variance of the statistic evaluated on the original data (docs/metrics.
 * Pearson correlation: (1 - ρ²)² / n;
 * quantile Q_l, l = 5 %, ..., 95 %: l (1 - l) / (n f(Q_l)²).
 
-Decisions (docs/metrics.md §4.3, §5 #20): linear-interpolation quantiles (numpy's default); f is a
-Gaussian kernel density of the original attribute with Silverman's bandwidth
+Decisions (docs/metrics.md §4.3; docs/methods.md §5, decision 20): linear-interpolation quantiles (numpy's
+default); f is a Gaussian kernel density of the original attribute with Silverman's bandwidth
 0.9 min(σ, IQR/1.34) n^(-1/5), falling back to σ when the IQR is 0 (as R's ``bw.nrd0``). A term
 whose variance is 0 (or f = 0) is 0 if θ̂ = θ and 1 otherwise. Attributes constant in the original
 are skipped; a masked attribute that became constant has correlation 0. PIL averages the five

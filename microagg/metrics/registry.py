@@ -2,8 +2,9 @@
 
 A :class:`Metric` names one row type of the evaluation table (``metric`` column) and says what it
 measures, its unit, whether lower or higher is better, the paper and equation it comes from, the
-evaluation parameters it uses (:data:`PARAMS`, described with ``microagg.registry.Param``) and
-whether it needs the partition ``labels`` or also has one row per attribute. ``evaluate`` takes unit,
+evaluation parameters it uses (:data:`PARAMS`, described with ``microagg.registry.Param``),
+whether it needs the partition ``labels`` or also has one row per attribute, and the section of
+docs/metrics.md that defines it (``doc``, from :data:`DOCS`). ``evaluate`` takes unit,
 direction and source of every row from here, so the table and this description cannot drift apart.
 """
 
@@ -24,10 +25,11 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           "or one per cell", "Mortazavi & Jalili 2017, §4, §5 (Δ = 0.1)"),
     Param("relative", "bool", False, "Δ relative to the value: Δ_i[t] = delta·|x_i[t]|", "Mortazavi & Jalili 2017, "
                                                                                          "§5.1"),
-    Param("w", "array", 0.001, "importance w of each owner's Δ, in [0, 1): a scalar, one per record or per cell, "
-          "or \"random\" (Mortazavi & Jalili 2017, Table 3)", "Mortazavi & Jalili 2017, Eq. 13, Table 3"),
-    Param("w_seed", "int", 1, "seed of w = \"random\" (MATLAB rng(seed); rand(n, d))", "Mortazavi & Jalili 2017, "
-                                                                                       "Table 3", low=0),
+    Param("w", "array", 0.001, "importance w of each owner's Δ, in [0, 1) (the paper's w = 1, a hard constraint, "
+          "is excluded): a scalar, one per record or per cell, or \"random\" (Mortazavi & Jalili 2017, Table 3)",
+          "Mortazavi & Jalili 2017, Eq. 13, Table 3"),
+    Param("w_seed", "int", 1, "seed of w = \"random\", our reconstruction of the paper's seeded generator as "
+          "MATLAB rng(seed); rand(n, d)", "Mortazavi & Jalili 2017, Table 3", low=0),
     Param("p", "float", 5.0, "interval half-width in % of the attribute's sd", "Mortazavi & Jalili 2017, Eq. 8, §5 "
                                                                                "(sd = 5)",
           low=0, high=100, low_open=True, high_open=True),
@@ -35,7 +37,7 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           "Oommen & Fayyoumi 2010, §IV-C"),
     Param("confidential", "array", None, "confidential attributes for SSE_i (names or positions; default all)",
           "Abidi, Ben Yahia & Perera 2018, Eq. 2"),
-    Param("si_weight", "float", 0.5, "weight x of G_IL in Oommen & Fayyoumi's (2010) SI", "Oommen & Fayyoumi 2010, "
+    Param("si_weight", "float", 0.5, "weight x of G_IL in the SI of Oommen & Fayyoumi 2010", "Oommen & Fayyoumi 2010, "
                                                                                           "Eq. 8", low=0, high=1),
     Param("k", "int", None, "if given, every group of labels must have at least k records", "k-anonymity", low=2),
 )}
@@ -55,16 +57,35 @@ class Metric:
     params: tuple[str, ...] = ()
     needs_labels: bool = False
     per_attribute: bool = False
+    doc: str = ""
 
     def describe(self) -> dict:
         return {"metric": self.name, "title": self.title, "family": self.family, "unit": self.unit,
                 "direction": self.direction, "source": self.source, "summary": self.summary,
                 "params": ", ".join(self.params), "needs labels": self.needs_labels,
-                "per attribute": self.per_attribute}
+                "per attribute": self.per_attribute, "doc": self.doc}
+
+
+# Where each metric is defined, with the decisions taken where its paper is ambiguous.
+_IL, _IL1S, _PILD, _ADM, _SIGN = ("docs/metrics.md §4.1", "docs/metrics.md §4.2", "docs/metrics.md §4.3",
+                                  "docs/metrics.md §4.4", "docs/metrics.md §4.5")
+_SDID, _SL, _SI_MJ, _GIL = ("docs/metrics.md §4.7", "docs/metrics.md §4.8", "docs/metrics.md §4.9",
+                            "docs/metrics.md §4.10")
+DOCS: dict[str, str] = {
+    "IL": _IL, "SSE": _IL, "SST": _IL, "partition IL": _IL, "IL1s": _IL1S,
+    **dict.fromkeys(("PIL", "pil(Q)", "pil(mean)", "pil(var)", "pil(cov)", "pil(rho)"), _PILD),
+    **dict.fromkeys(("M1", "M2", "M3", "M4", "M5", "G_IL", "RLD", "G_DR", "SI (Oommen & Fayyoumi 2010)"), _GIL),
+    "ADM": _ADM, "ADM / n": _ADM, "SSE_i min": "docs/metrics.md §4.11", "SSE_i mean": "docs/metrics.md §4.11",
+    "DLD": "docs/metrics.md §4.6b", "DLD lowest index": "docs/metrics.md §4.6a", "DLD 1st": "docs/metrics.md §4.6c",
+    "DLD 2nd": "docs/metrics.md §4.6c", "DLD 1st or 2nd": "docs/metrics.md §4.6c", "SDID": _SDID, "ID": _SDID,
+    "SL": _SL, "DR (Mortazavi & Jalili 2017)": _SI_MJ, "SI (Mortazavi & Jalili 2017)": _SI_MJ,
+    "sign test N": _SIGN, "sign test W": _SIGN, "sign test p": _SIGN,
+}
 
 
 def _m(name, title, family, unit, direction, source, summary, params=(), labels=False, per_attribute=False):
-    return Metric(name, title, family, unit, direction, source, summary, tuple(params), labels, per_attribute)
+    return Metric(name, title, family, unit, direction, source, summary, tuple(params), labels, per_attribute,
+                  DOCS[name])
 
 
 _PIL = "Mortazavi & Jalili 2017, Eq. 9-11 (Mateo-Sanz et al. 2005)"
@@ -81,7 +102,7 @@ METRICS: tuple[Metric, ...] = (
        "IL if every record were replaced by its group mean: the loss due to the grouping alone.", labels=True),
     _m("IL1s", "Mean absolute deviation IL1s", "utility", "%", LOWER, "Abidi, Ben Yahia & Perera 2018, Eq. 1 "
                                                                       "(Yancey et al. 2002)",
-       "Mean over cells of |x - x'| / (√2 S_t), S_t the sample sd: Abidi, Ben Yahia & Perera's (2018) IL."),
+       "Mean over cells of |x - x'| / (√2 S_t), S_t the sample sd: the IL of Abidi, Ben Yahia & Perera 2018."),
     _m("PIL", "Probabilistic information loss", "utility", "%", LOWER, _PIL,
        "Mean of pil(Q), pil(mean), pil(var), pil(cov), pil(rho): how improbable the changes of these "
        "statistics are as sampling noise (0 = unchanged, 100 = far outside it)."),
@@ -115,10 +136,11 @@ METRICS: tuple[Metric, ...] = (
     _m("SSE_i mean", "Mean group diversity SSE_i", "utility", "z units²", HIGHER, "Abidi, Ben Yahia & Perera 2018, "
                                                                                   "Eq. 2",
        "Mean over groups of the spread of the confidential attributes.", ("confidential",), labels=True),
-    _m("DLD", "Distance-based linkage disclosure", "risk", "%", LOWER, "docs/metrics.md §4.6(b); Mortazavi & Jalili "
-                                                                       "2017, Eq. 7",
+    _m("DLD", "Distance-based linkage disclosure", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 7, with ties "
+                                                                       "broken at random",
        "Expected share of records linked to their own masked record by nearest-neighbour matching "
-       "(ties broken at random)."),
+       "(ties broken at random). No paper uses this rule: Mortazavi & Jalili 2017 use 'DLD lowest index', "
+       "Chettri, Paul & Dutta 'DLD 1st or 2nd', Abidi, Ben Yahia & Perera 2018 'DLD 1st' and 'DLD 2nd'."),
     _m("DLD lowest index", "DLD, Mortazavi & Jalili 2017 rule", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 7",
        "Share of records whose nearest masked row with the lowest index is their own."),
     _m("DLD 1st", "DBRL, linked to the nearest", "risk", "%", LOWER, "Abidi, Ben Yahia & Perera 2018, §4.2 (DBRL)",
@@ -132,8 +154,8 @@ METRICS: tuple[Metric, ...] = (
     _m("SDID", "Interval disclosure (linked record)", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 8",
        "Share of original values within p % of the sd of the masked value of the linked record.",
        ("p",), per_attribute=True),
-    _m("ID", "Interval disclosure (own record)", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7; "
-                                                                     "docs/metrics.md §4.7",
+    _m("ID", "Interval disclosure (own record)", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7 (our "
+                                                                     "reading)",
        "Share of original values within p % of the sd of their own masked value.", ("p",)),
     _m("RLD", "Record linkage on the key variables", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7",
        "DLD (expected) using only the key variables an intruder knows.", ("keys",)),

@@ -14,8 +14,8 @@ Inputs are original and masked data in the same units, normally z-scores of the 
   usual DBRL convention, docs/metrics.md §4.6b).
 * ``"lowest_index"``: Mortazavi & Jalili 2017, Eq. 7 literally, N¹(x_i) = the lowest row index among the nearest
   masked records; record i counts if N¹(x_i) = i (§4.6a).
-* ``"1st"`` / ``"2nd"`` / ``"1st_or_2nd"``: Chettri, Paul & Dutta, Eq. 5 and Abidi, Ben Yahia & Perera's (2018) DBRL,
-from the masked side:
+* ``"1st"`` / ``"2nd"`` / ``"1st_or_2nd"``: Chettri, Paul & Dutta, Eq. 5 (1st or 2nd) and the DBRL of
+  Abidi, Ben Yahia & Perera 2018, §4.2 (1st and 2nd reported separately), from the masked side:
   for each masked record the nearest and second-nearest ORIGINAL records (ties: lowest row index);
   linked if its own original is the 1st, the 2nd, or either (§4.6c).
 
@@ -174,7 +174,7 @@ def dld(Z, Zp, rule: str = "expected", keys=None, names=None) -> float:
     """Distance-based linkage disclosure in % (Mortazavi & Jalili 2017, Eq. 7; Chettri, Paul & Dutta, Eq. 5 with
     ``rule="1st_or_2nd"``).
 
-    Rules: see the module docstring. With ``keys`` (Oommen & Fayyoumi's (2010) RLD) only the key variables enter the
+    Rules: see the module docstring. With ``keys`` (the RLD of Oommen & Fayyoumi 2010) only the key variables enter the
     distance.
     """
     return float(100.0 * linkage(Z, Zp, rule, keys, names).mean())
@@ -192,8 +192,8 @@ def sdid(Z, Zp, p: float = 5.0, link: str = "nearest", by_attribute: bool = Fals
     Cell (i, t) is disclosed if |x_i[t] - x'_i'[t]| <= p % of the population sd of original attribute t
     (inclusive). ``link="nearest"`` (Mortazavi & Jalili 2017) takes i' = N¹(x_i), the lowest-index nearest masked
     record over all attributes; ``link="own"`` takes i' = i (interval disclosure of the record's own
-    values, Oommen & Fayyoumi's (2010) ID). Attributes constant in the original are skipped (sd 0). ``by_attribute``
-    returns one value per attribute (NaN for skipped ones).
+    values, our reading of the ID of Oommen & Fayyoumi 2010). Attributes constant in the original are skipped
+    (sd 0). ``by_attribute`` returns one value per attribute (NaN for skipped ones).
     """
     Z, Zp = pair(Z, Zp)
     p = percent(p)

@@ -64,8 +64,7 @@ def il1s(X, Xp) -> float:
 
     S_t is the sample sd (n - 1) of original attribute t, so any per-attribute units give the same
     value. Abidi, Ben Yahia & Perera 2018 prints the sum over records without 1/n; its tables are the per-record
-    average,
-    which is what is computed here [docs/metrics.md §4.2]. Constant attributes are skipped and d counts the
+    average, which is what is computed here [docs/metrics.md §4.2]. Constant attributes are skipped and d counts the
     others. (sdcMicro's ``dUtility`` multiplies by sqrt(2) instead: twice this value.)
     """
     X, Xp = pair(X, Xp)
@@ -106,9 +105,8 @@ def sse_i(Z, labels, confidential=None, k: int | None = None, names=None) -> np.
 
     ``confidential`` lists the confidential attributes S, by position or (with ``names``) by name;
     default all. The centroid c_i is per attribute [decision, docs/metrics.md §4.11; Abidi, Ben Yahia & Perera 2018
-    prints a
-    scalar centroid mixing attributes]. Returns one value per group id 0..m-1; Abidi, Ben Yahia & Perera 2018, Tables
-    10/12 report the minimum.
+    prints a scalar centroid mixing attributes]. Returns one value per group id 0..m-1; Abidi, Ben Yahia & Perera
+    2018, Tables 10/12 report the minimum.
     """
     Z = np.asarray(Z, dtype=np.float64)
     Z = Z[:, None] if Z.ndim == 1 else Z

@@ -122,7 +122,7 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     title="CV-MDAV",
     summary="Centroid-based variable-size MDAV: a group of k around the farthest record, extended by those of "
             "its next k neighbours that are closer to the group's centroid than to their own neighbourhood.",
-    source="Chettri, Paul & Dutta (Chettri, Paul & Dutta) §4",
+    source="Chettri, Paul & Dutta, §4",
     params=(
         Param("gamma", "float", 1.1, "gain factor of the test d2 < gamma·d3 (Chettri, Paul & Dutta fixes 1.1)",
               source="Chettri, Paul & Dutta, §4", low=0.0),

@@ -14,11 +14,11 @@ and confidential attributes, which are released unchanged and only shape the gro
 3. Any registered aggregator replaces the QIs by group values (line 19); the release keeps the
    confidential values as they are.
 
-Decisions where Abidi, Ben Yahia & Perera 2018 is silent or inconsistent (docs/methods.md §2.12, §5 row 11):
+Decisions where Abidi, Ben Yahia & Perera 2018 is silent or inconsistent (docs/methods.md §2.12;
+docs/methods.md §5, decision 11):
 
-* Distances are squared Euclidean on the QI (or confidential) columns; Abidi, Ben Yahia & Perera 2018, §3.3 prints a
-signed sum
-  of differences, which is not a distance.
+* * Distances are squared Euclidean on the QI (or confidential) columns; Abidi, Ben Yahia & Perera 2018, §3.3 prints a
+  signed sum of differences, which is not a distance.
 * The centre of a sub-microdata is its PFCM prototype, fixed during the loop.
 * Ties: the farthest record and the nearest records are the lowest row indices among equals; a leftover
   equidistant from two group centroids joins the earlier group.
@@ -29,10 +29,9 @@ signed sum
   nearest prototype (smallest first), so every sub-microdata forms at least one group. A sub-microdata
   left with a single class (when more were asked for or found) forms k-anonymous groups without
   diversity, and a warning says so.
-* ``k`` is the number of records taken from every class, as in Algorithm 2, so groups have at least
-  k·cs_j records; k = 1 is accepted (Abidi, Ben Yahia & Perera 2018, Tables 10 and 12 start at k = 1) and still gives
-  groups of
-  cs_j >= 2 records wherever a sub-microdata has two classes.
+* * ``k`` is the number of records taken from every class, as in Algorithm 2, so groups have at least k·cs_j records;
+  k = 1 is accepted (Abidi, Ben Yahia & Perera 2018, Tables 10 and 12 start at k = 1) and still gives groups of cs_j
+  >= 2 records wherever a sub-microdata has two classes.
 * Abidi, Ben Yahia & Perera 2018 min-max scales the data before clustering (§4.1); ``scaling="minmax"`` does that,
   ``"zscore"`` (default) uses z-scores like the rest of the package.
 """
@@ -70,7 +69,7 @@ PARAMS = (
           "docs/methods.md §2.12", low=2),
     Param("scaling", "choice", "zscore", "column scaling before clustering: z-scores, or min-max to [0, 1] as in "
           "Abidi, Ben Yahia & Perera 2018", "Abidi, Ben Yahia & Perera 2018, §4.1", choices=SCALINGS),
-    Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as printed in docs/methods.md §2.12)",
+    Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as defined by Wu & Yang 2005)",
           "Wu & Yang 2005", choices=NORMALIZERS),
     Param("a", "float", 1.0, "weight of the fuzzy memberships in PFCM", _SOURCE, low=0, low_open=True),
     Param("b", "float", 1.0, "weight of the typicalities in PFCM", _SOURCE, low=0, low_open=True),

@@ -94,7 +94,7 @@ def iamat_kernel(Z, k, chunks, pmin):
     title="IAMAT",
     summary="Interactive-associative MAT: groups of k grown from the record farthest from the data centroid, "
             "adding the record with the largest product of associations (nearest to the group's centroid).",
-    source="Oommen & Fayyoumi 2010 (Oommen & Fayyoumi 2010) Algorithm 1, Eq. 1-5",
+    source="Oommen & Fayyoumi 2010, Algorithm 1, Eq. 1-5",
 )
 def iamat(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 of literal IAMAT on standardized ``Z``: groups of k, the last one up to 2k-1."""

@@ -18,8 +18,9 @@ Variants (docs/methods.md §2.1-2.4):
     nearest centroid. Reproduces Chettri, Paul & Dutta, Tables 1-3 "MDAV".
 ``"mdav1"`` MDAV-1 (Lin et al. 2010, Chettri, Paul & Dutta, §3): the classic loop, then with
     k..2k-1 left one group of k around r and the rest (< k) to the nearest centroid.
-``"single"`` one group per iteration (Oommen & Fayyoumi's (2010) MDAV, CBFS-like; Mortazavi & Jalili 2017, §3):
-    r farthest from the recomputed centroid plus its k-1 nearest while >= 2k remain;
+``"single"`` one group per iteration (the MDAV of Oommen & Fayyoumi 2010; CBFS in Mortazavi & Jalili 2017, §3):
+    a different loop, not only a different ending: r farthest from the centroid, recomputed after
+    every group, plus its k-1 nearest while >= 2k remain (no second group around s);
     the rest forms the last group. Reproduces Oommen & Fayyoumi 2010, Table II (Census).
 
 If s falls into r's group (possible only when many records tie), s is re-chosen

@@ -1,15 +1,12 @@
 """Possibilistic fuzzy c-means and the PCAES validity index: the clustering engine of HM-pfsom.
 
 Abidi, Ben Yahia & Perera 2018, §3.3 clusters with PFSOM (Abidi & Ben Yahia 2013), a multi-level self-organising
-variant of
-possibilistic fuzzy clustering that Abidi, Ben Yahia & Perera 2018 only cites: its levels, learning rates and
-neighbourhoods are
-not given. What Abidi, Ben Yahia & Perera 2018 does specify is implemented here (docs/methods.md §2.12): prototypes
-updated from the
-memberships and typicalities of all records until they stabilise or ``max_iter`` is reached (PFCM, Pal,
-Pal, Keller & Bezdek 2005), every record assigned to its nearest prototype, and the number of clusters
-chosen by the PCAES validity index (Wu & Yang 2005). The multi-level search for the best partition is
-replaced by one PFCM run per candidate number of clusters [decision, docs/methods.md §2.12].
+variant of possibilistic fuzzy clustering that Abidi, Ben Yahia & Perera 2018 only cites: its levels, learning rates
+and neighbourhoods are not given. What Abidi, Ben Yahia & Perera 2018 does specify is implemented here
+(docs/methods.md §2.12): prototypes updated from the memberships and typicalities of all records until they stabilise
+or ``max_iter`` is reached (PFCM, Pal, Pal, Keller & Bezdek 2005), every record assigned to its nearest prototype, and
+the number of clusters chosen by the PCAES validity index (Wu & Yang 2005). The multi-level search for the best
+partition is replaced by one PFCM run per candidate number of clusters [decision, docs/methods.md §2.12].
 
 Every update is one vectorized operation on the n x c matrix of squared distances (no loop over records);
 randomness (the k-means++ seeding) comes only from ``seed``.
@@ -146,15 +143,13 @@ def pcaes(u: np.ndarray, prototypes: np.ndarray, normalizer: str = "max") -> flo
     PCAES = sum_i [ sum_j u_ij^2 / u_M - exp(-min_{l != i} ||v_i - v_l||^2 / beta_T) ] with
     beta_T = (1/c) sum_i ||v_i - vbar||^2 and vbar the mean prototype.
 
-    ``normalizer`` is u_M. docs/methods.md §2.12 prints u_M = min_i sum_j u_ij^2 ("min"). Then the first term is
-    unbounded and grows as soon as one cluster is tiny, so on data with outliers PCAES keeps increasing with
-    c: four well-separated blobs with 3 % uniform noise score highest at c = 8, and the Census and EIA
-    quasi-identifiers at c = 9 or 10 (of 2..10), with a cluster of 1-3 records. The default "max"
-    (u_M = max_i sum_j u_ij^2) bounds every cluster's term to (-1, 1]: it recovers the 4 blobs and chooses
-    2 or 3 clusters on the benchmark data, but merges Abidi, Ben Yahia & Perera 2018, Table 4's low and middle
-    salaries, which
-    "min" keeps apart (tests/partition/test_pfcm.py) [decision]. A degenerate partition (all prototypes
-    equal) scores -inf.
+    ``normalizer`` is u_M. Wu & Yang 2005 define u_M = min_i sum_j u_ij^2 ("min"). Then the first term is unbounded
+    and grows as soon as one cluster is tiny, so on data with outliers PCAES keeps increasing with c: four
+    well-separated blobs with 3 % uniform noise score highest at c = 8, and the Census and EIA quasi-identifiers at c
+    = 9 or 10 (of 2..10), with a cluster of 1-3 records. The default "max" (u_M = max_i sum_j u_ij^2) bounds every
+    cluster's term to (-1, 1]: it recovers the 4 blobs and chooses 2 or 3 clusters on the benchmark data, but merges
+    Abidi, Ben Yahia & Perera 2018, Table 4's low and middle salaries, which "min" keeps apart
+    (tests/partition/test_pfcm.py) [decision]. A degenerate partition (all prototypes equal) scores -inf.
     """
     if normalizer not in NORMALIZERS:
         raise MicroaggError(f"PCAES normalizer must be one of {NORMALIZERS}; got {normalizer!r}.")

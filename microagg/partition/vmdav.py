@@ -9,11 +9,11 @@
             if d_in < gamma * d_out: move e_min into G  else: stop
     fewer than k leftovers join the group with the nearest centroid
 
-Choices (docs/methods.md §2.6 and §5 rows 5-6): ``centroid="fixed"`` (computed once, the
+Choices (docs/methods.md §2.6; docs/methods.md §5, decisions 5-6): ``centroid="fixed"`` (computed once, the
 default) reproduces Chettri, Paul & Dutta's V-MDAV row (docs/reproductions.md §4: gamma 0.2 for Tarragona
 and Census, 1.1 for EIA); ``centroid="remaining"`` recomputes it over the
-unassigned records every iteration, as MDAV does, and fits the table worse. Seed
-003 is silent about leftovers: they join the nearest group centroid, as in MDAV.
+unassigned records every iteration, as MDAV does, and fits the table worse. The
+papers are silent about leftovers: they join the nearest group centroid, as in MDAV.
 The test is strict and on unsquared distances; gamma = 0 never extends a group.
 Arithmetic and tie rules are MDAV's (``mdav.py``): squared distances summed
 attribute by attribute, lowest row index wins every tie.

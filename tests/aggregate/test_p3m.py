@@ -14,7 +14,7 @@ K = published.K_MORTAZAVI
 
 @pytest.fixture(scope="module")
 def classic(benchmark_z):
-    """MDAV classic labels (the partition of Mortazavi & Jalili's (2017) tables) for every data set and k."""
+    """MDAV classic labels (the partition of the tables of Mortazavi & Jalili 2017) for every data set and k."""
     return {(name, k): ma.partition.mdav(benchmark_z[name], k, variant="classic") for name in DATA for k in K}
 
 
@@ -26,7 +26,8 @@ def table2(benchmark_z, classic):
 
 @pytest.fixture(scope="module")
 def table3(benchmark_z, classic):
-    """Mortazavi & Jalili 2017, Table 3 setting: w = MATLAB rng(1) rand(n, d), re-seeded for each (data set, k)."""
+    """Mortazavi & Jalili 2017, Table 3 setting: w = rand, reconstructed as MATLAB rng(1);
+    rand(n, d), re-seeded for each (data set, k)."""
     return {key: p3m_solve(benchmark_z[key[0]], lab, weights="random", w_seed=1) for key, lab in classic.items()}
 
 

@@ -1,4 +1,4 @@
-"""HM-pfsom (microagg/partition/hybrid.py): Abidi, Ben Yahia & Perera's (2018) worked examples, group properties,
+"""HM-pfsom (microagg/partition/hybrid.py): the worked examples of Abidi, Ben Yahia & Perera 2018, group properties,
 roles, bad input.
 """
 

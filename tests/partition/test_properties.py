@@ -1,4 +1,4 @@
-"""Properties every registered partitioner must have (docs/methods.md §0, §2; DESIGN: labels are the only contract)."""
+"""Properties every registered partitioner must have (docs/methods.md §0, §2; labels: the only contract)."""
 
 import numpy as np
 import pytest
