@@ -54,7 +54,7 @@ from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_s
 from .partition.univariate import principal_axis
 from .preprocess import Standardizer, _is_numeric, as_frame
 from .registry import get_method
-from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods
+from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods, safety_rows
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
 LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)
@@ -213,10 +213,12 @@ class _Job:
     top: np.ndarray
     out: str
     dld_blocks: frozenset
+    shuffle_seed: int | None
 
 
 def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "mean", columns=None, keep=None,
-                        confidential=None, method_params: dict | None = None, aggregation_params: dict | None = None,
+                        confidential=None, identifiers=None, keys=None, strata=None, shuffle: bool = True,
+                        method_params: dict | None = None, aggregation_params: dict | None = None,
                         out=None, scheduler=None, block_size: int | None = None, sample_size: int | None = None,
                         dld_sample: int = DLD_SAMPLE, seed: int = 0, progress: bool = False,
                         **params) -> DaskRelease:
@@ -228,7 +230,10 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     write ``out`` (a new or empty directory, local or any fsspec URL). ``block_size`` B (default
     ``DEFAULT_BLOCK_SIZE``) must be >= 2k; ``sample_size`` records (default max(SAMPLE_SIZE, 20 n / B))
     build the split tree; DLD is computed on whole blocks holding about ``dld_sample`` records (0: not
-    computed); ``seed`` fixes both samples.
+    computed); ``seed`` fixes both samples and the shuffle of the rows inside every file written (``shuffle``,
+    default; README "Publishing a release safely"). ``identifiers`` are those of ``microaggregate`` (detected
+    on the values too for in-memory input, on the names only for files); no index is written. Key columns
+    and strata are not available on this engine yet: use engine='blocks'.
     Methods, aggregations, their parameters and the column roles are those of ``microaggregate``; the
     aggregation must be group-local (mean, median) and the method give one label per record.
     ``progress`` shows dask's progress bar on stderr for each pass.
@@ -248,8 +253,15 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
             raise MicroaggError(f"{name} must be an integer >= {low}; got {value!r}.")
     if out is None:
         raise MicroaggError("engine='dask' writes the release as Parquet files: give out='a new directory'.")
+    if keys or strata:
+        raise MicroaggError("key columns and strata are not available with engine='dask' yet: its blocks are cut "
+                            "by the masked values, not by stratum. Use engine='blocks' (strata are its blocks).")
+    if not isinstance(shuffle, (bool, np.bool_)):
+        raise MicroaggError(f"'shuffle' must be True or False; got {shuffle!r}.")
     ddf, meta, files = _read(data)
-    masked, conf, keep, names = column_roles(meta, columns, keep, confidential)
+    roles = column_roles(as_frame(data).rename(columns=str) if isinstance(data, IN_MEMORY) else meta, columns, keep,
+                         confidential, identifiers)
+    masked, conf, keep, names = roles.masked, roles.confidential, roles.kept, roles.names
     needed = [c for c in names if c in masked or c in conf or c in keep]
     if files is not None:
         _check_files(*files, needed)
@@ -303,15 +315,18 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         shuffled = routed.set_index(BLOCK, divisions=_divisions(block_sizes, rows))
         fs.makedirs(root, exist_ok=True)
         job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, needed, top,
-                   fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks))
+                   fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks), seed if shuffle else None)
         stats = _compute(client, [dask.delayed(_release)(p, i, job) for i, p in enumerate(shuffled.to_delayed())],
                          progress, "release", timings)
         address = client.scheduler.address
 
     table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
                     [c for c in names if c not in needed], address, method, aggregation)
+    table = pd.concat([table, pd.DataFrame(safety_rows(roles.identifiers, [], [], None, False, shuffle))],
+                      ignore_index=True)
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked, "keep": keep,
-                   "confidential": conf, "engine": "dask", "block_size": B, "sample_size": int(sample_size),
+                   "confidential": conf, "identifiers": None if identifiers is None else list(roles.identifiers),
+                   "shuffle": bool(shuffle), "engine": "dask", "block_size": B, "sample_size": int(sample_size),
                    "dld_sample": int(dld_sample), "seed": int(seed), **mp, **ap}
     return DaskRelease(path=os.fspath(out), files=[s["file"] for s in stats], params=params_used, table=table,
                        standardizer=std, plan=plan, masked=masked, timings=timings)
@@ -494,6 +509,8 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
                             f"k = {job.k} records; no release was made.")
     out = pd.DataFrame({c: V[:, job.masked.index(c)] if c in job.masked else df[c].to_numpy()
                         for c in job.columns_out})
+    if job.shuffle_seed is not None:  # rows of a file otherwise follow the input order within each block
+        out = out.iloc[np.random.default_rng([job.shuffle_seed, i]).permutation(len(out))]
     path = f"{job.out}/part-{i:05d}.parquet"
     with fsspec.open(path, "wb") as f:
         out.to_parquet(f, index=False)
