@@ -26,13 +26,13 @@ def _name_says_id(name: str) -> bool:
 
 
 def _record_numbers(s: pd.Series) -> bool:
-    """Every value a distinct whole number, either increasing down the file or filling at least half of their range
-    (1..n in any order): a record number. Measurements that happen to be distinct whole numbers (incomes) are
-    neither."""
+    """Every value a distinct non-negative whole number, either increasing down the file or filling at least half
+    of their range (1..n in any order): a record number. Measurements that happen to be distinct whole numbers
+    (incomes) are neither."""
     if len(s) < 3 or not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
         return False
     v = s.to_numpy(dtype=np.float64, na_value=np.nan)
-    if not (np.isfinite(v).all() and (v == np.round(v)).all() and len(np.unique(v)) == len(v)):
+    if not (np.isfinite(v).all() and (v == np.round(v)).all() and v.min() >= 0 and len(np.unique(v)) == len(v)):
         return False
     return bool((np.diff(v) > 0).all() or np.ptp(v) < 2 * len(v))
 
@@ -42,8 +42,8 @@ def identifiers(df: pd.DataFrame) -> dict[str, str]:
 
     A bundled data set declares its identifiers (``attrs["roles"]["identifiers"]``, e.g. EIA's UTILITYID) and
     then only those count; for other data a column is an identifier when its name says so (id, ID, *_id, *Id,
-    id_*, key, ssn, uuid, guid) or when its values look like record numbers: distinct whole numbers, increasing
-    down the file or filling at least half of their range (1..n in any order).
+    id_*, key, ssn, uuid, guid) or when its values look like record numbers: distinct non-negative whole numbers,
+    increasing down the file or filling at least half of their range (1..n in any order).
     ``microaggregate`` neither masks nor releases them unless they are named in ``columns``, ``keep`` or
     ``identifiers``.
     """

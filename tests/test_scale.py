@@ -67,7 +67,7 @@ def test_dask_release_equals_the_block_engine_on_the_same_blocks(client, data, t
     blocks = rel.plan.assign(data[COLS].to_numpy())
     ref = ma.microaggregate(data, 3, engine="blocks", block_size=200, blocks=blocks, columns=COLS,
                             keep=["id", "region"])
-    want = ref.protected
+    want = ref.in_input_order()
     assert list(got.columns) == ["id", "a", "b", "c", "d", "region"]
     assert got["id"].tolist() == want["id"].tolist() and got["region"].tolist() == want["region"].tolist()
     dask_groups = pd.factorize(pd.MultiIndex.from_frame(got[COLS]))[0]
@@ -101,7 +101,7 @@ def test_b_at_least_n_gives_the_single_machine_mdav(client, data, tmp_path):
     got = released(rel)
     one = ma.microaggregate(data, 3, columns=COLS)
     assert same_partition(pd.factorize(pd.MultiIndex.from_frame(got[COLS]))[0], one.labels)
-    np.testing.assert_allclose(got[COLS].to_numpy(), one.protected[COLS].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(got[COLS].to_numpy(), one.in_input_order()[COLS].to_numpy(), rtol=1e-12)
     assert summary(rel)["blocks"] == 1
 
 
