@@ -412,7 +412,7 @@ def stratum_ids(df: pd.DataFrame, strata: list[str], k: int) -> np.ndarray | Non
     if sizes.min() < k:
         small = np.flatnonzero(sizes < k)
         row = int(np.flatnonzero(ids == small[0])[0])
-        name = ", ".join(f"{c}={df[c].iloc[row]!r}" for c in strata)
+        name = ", ".join(f"{c}={df[c].iloc[row]}" for c in strata)
         raise MicroaggError(f"stratum {name} has {int(sizes[small[0]])} < k = {k} records ({len(small)} of "
                             f"{len(sizes)} strata are smaller than k): no k-anonymous group can be formed inside it. "
                             "Merge small categories into a larger one, lower k, or stratify on fewer columns.")
