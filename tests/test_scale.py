@@ -219,3 +219,18 @@ def test_default_local_cluster_through_the_cli(data, tmp_path, capsys):
     written = re.search(r"^\s*partitions written\s+all\s+(\d+)\s+files\s", report, re.M)
     assert files and written and int(written.group(1)) == len(files)
     assert len(pd.concat([pd.read_parquet(f) for f in files])) == len(data)
+
+
+def test_identifiers_are_withheld_rows_shuffled_and_keys_refused(client, data, tmp_path):
+    kw = dict(scheduler=client, block_size=300, keep=["region"])
+    rel = microaggregate_dask(data, 3, out=tmp_path / "s", **kw)
+    plain = microaggregate_dask(data, 3, out=tmp_path / "p", shuffle=False, **kw)
+    assert rel.masked == COLS and "id" not in rel.protected.columns
+    assert summary(rel)["identifiers (not released)"].startswith("id (")
+    for a, b in zip(rel.files, plain.files):
+        mine, theirs = pd.read_parquet(a), pd.read_parquet(b)
+        assert not mine.equals(theirs)  # the same rows in another order
+        pd.testing.assert_frame_equal(mine.sort_values([*COLS, "region"]).reset_index(drop=True),
+                                      theirs.sort_values([*COLS, "region"]).reset_index(drop=True))
+    with pytest.raises(ma.MicroaggError, match="not available with engine='dask'"):
+        microaggregate_dask(data, 3, out=tmp_path / "k", keys=["region"], **kw)
