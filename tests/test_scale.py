@@ -232,5 +232,24 @@ def test_identifiers_are_withheld_rows_shuffled_and_keys_refused(client, data, t
         assert not mine.equals(theirs)  # the same rows in another order
         pd.testing.assert_frame_equal(mine.sort_values([*COLS, "region"]).reset_index(drop=True),
                                       theirs.sort_values([*COLS, "region"]).reset_index(drop=True))
-    with pytest.raises(ma.MicroaggError, match="not available with engine='dask'"):
+    with pytest.raises(ma.MicroaggError, match="every key column must also be a stratum"):
         microaggregate_dask(data, 3, out=tmp_path / "k", keys=["region"], **kw)
+
+
+def test_strata_are_the_blocks_and_keys_stay_k_anonymous(client, data, tmp_path):
+    small = data.iloc[:900]
+    rel = microaggregate_dask(small, 3, scheduler=client, out=tmp_path / "s", block_size=800, columns=COLS,
+                              keys=["region"], strata=["region"])
+    got = rel.protected.compute()
+    assert got.groupby(["region", *COLS]).size().min() >= 3 and summary(rel)["k-anonymous"]
+    assert sorted(got["region"]) == sorted(small["region"]) and summary(rel)["strata (one block each)"] == 2
+    ref = ma.microaggregate(small, 3, engine="blocks", block_size=800, columns=COLS, keys=["region"],
+                            strata=["region"], shuffle=False)
+    np.testing.assert_allclose(np.sort(got[COLS].to_numpy(), axis=0), np.sort(ref.protected[COLS].to_numpy(), axis=0),
+                               rtol=1e-12)
+    with pytest.raises(ma.MicroaggError, match=r"stratum region=north has \d+ records, more than block_size B = 300"):
+        microaggregate_dask(small, 3, scheduler=client, out=tmp_path / "b", block_size=300, columns=COLS,
+                            keys=["region"], strata=["region"])
+    tiny = small.iloc[:40].assign(region=["north"] * 38 + ["south"] * 2)
+    with pytest.raises(ma.MicroaggError, match="stratum region=south has 2 records, fewer than k = 3"):
+        microaggregate_dask(tiny, 3, scheduler=client, out=tmp_path / "t", columns=COLS, strata=["region"])
