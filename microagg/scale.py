@@ -57,7 +57,7 @@ from .partition.univariate import principal_axis
 from .preprocess import Standardizer, _is_numeric, as_frame
 from .registry import get_method
 from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods, safety_rows
-from .safety import key_codes
+from .safety import key_codes, permutation
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
 LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)
@@ -225,7 +225,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                         confidential=None, identifiers=None, keys=None, strata=None, shuffle: bool = True,
                         method_params: dict | None = None, aggregation_params: dict | None = None,
                         out=None, scheduler=None, block_size: int | None = None, sample_size: int | None = None,
-                        dld_sample: int = DLD_SAMPLE, seed: int = 0, progress: bool = False,
+                        dld_sample: int = DLD_SAMPLE, seed: int | None = None, progress: bool = False,
                         **params) -> DaskRelease:
     """Microaggregate ``data`` block by block on Dask and write the release to ``out`` (module docstring).
 
@@ -235,8 +235,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     write ``out`` (a new or empty directory, local or any fsspec URL). ``block_size`` B (default
     ``DEFAULT_BLOCK_SIZE``) must be >= 2k; ``sample_size`` records (default max(SAMPLE_SIZE, 20 n / B))
     build the split tree; DLD is computed on whole blocks holding about ``dld_sample`` records (0: not
-    computed); ``seed`` fixes both samples and the shuffle of the rows inside every file written (``shuffle``,
-    default; README "Publishing a release safely"). ``identifiers`` are those of ``microaggregate`` (detected
+    computed); ``seed`` fixes both samples (default 0) and the shuffle of the rows inside every file written
+    (``shuffle``, default; README "Publishing a release safely"; without ``seed`` the shuffle's seed is fresh,
+    recorded in ``params["shuffle_seed"]``). ``identifiers`` are those of ``microaggregate`` (detected
     on the values too for in-memory input, on the names only for files); no index is written.
     ``strata`` make every stratum one block (it must hold between k and B records) and every key column must
     be a stratum; ``keys`` then enter the k-anonymity check of every partition written.
@@ -253,6 +254,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     if not agg.group_local:
         raise MicroaggError(f"aggregation '{aggregation}' is not group-local (it solves one problem over all groups), "
                             "so it cannot run block by block; use engine='blocks' or aggregation 'mean' or 'median'.")
+    shuffle_seed = permutation(0, seed)[1]  # checks seed; a fresh one when None
+    seed = 0 if seed is None else seed
     for name, value, low in (("sample_size", 1 if sample_size is None else sample_size, 1),
                              ("dld_sample", dld_sample, 0), ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
@@ -328,7 +331,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         shuffled = routed.set_index(BLOCK, divisions=_divisions(block_sizes, rows))
         fs.makedirs(root, exist_ok=True)
         job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, released, top,
-                   fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks), seed if shuffle else None,
+                   fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks), shuffle_seed if shuffle else None,
                    roles.keys)
         stats = _compute(client, [dask.delayed(_release)(p, i, job) for i, p in enumerate(shuffled.to_delayed())],
                          progress, "release", timings)
@@ -341,7 +344,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked, "keep": keep,
                    "confidential": conf, "identifiers": None if identifiers is None else list(roles.identifiers),
                    "shuffle": bool(shuffle), "engine": "dask", "block_size": B, "sample_size": int(sample_size),
-                   "dld_sample": int(dld_sample), "seed": int(seed), **mp, **ap}
+                   "dld_sample": int(dld_sample), "seed": int(seed), "shuffle_seed": shuffle_seed if shuffle else None,
+                   **mp, **ap}
     return DaskRelease(path=os.fspath(out), files=[s["file"] for s in stats], params=params_used, table=table,
                        standardizer=std, plan=plan, masked=masked, timings=timings)
 

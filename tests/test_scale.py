@@ -232,6 +232,10 @@ def test_identifiers_are_withheld_rows_shuffled_and_keys_refused(client, data, t
         assert not mine.equals(theirs)  # the same rows in another order
         pd.testing.assert_frame_equal(mine.sort_values([*COLS, "region"]).reset_index(drop=True),
                                       theirs.sort_values([*COLS, "region"]).reset_index(drop=True))
+    assert isinstance(rel.params["shuffle_seed"], int) and plain.params["shuffle_seed"] is None
+    again = [microaggregate_dask(data, 3, out=tmp_path / f"seed{i}", seed=3, **kw) for i in range(2)]
+    for a, b in zip(again[0].files, again[1].files):
+        pd.testing.assert_frame_equal(pd.read_parquet(a), pd.read_parquet(b))
     with pytest.raises(ma.MicroaggError, match="every key column must also be a stratum"):
         microaggregate_dask(data, 3, out=tmp_path / "k", keys=["region"], **kw)
 
