@@ -52,18 +52,26 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Partitioning…")
-def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple) -> np.ndarray:
+def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
+              strata: tuple = ()) -> np.ndarray:
     return ma.microaggregate(df, k, method=method, columns=list(columns), confidential=list(confidential) or None,
-                             **dict(params)).labels
+                             strata=list(strata), method_params=dict(params)).labels
 
 
 @st.cache_data(show_spinner="Aggregating and evaluating…")
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
-            aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = ()):
-    rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns),
-                            confidential=list(confidential) or None, keep=list(keep), method_params=dict(mparams),
-                            aggregation_params=dict(aparams), labels=labels)
-    return rel.protected, rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+            aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = (), keys: tuple = (),
+            strata: tuple = ()):
+    """The published table, the same in input order (for the plots), the report, Z, Z' and the parameters."""
+    import warnings
+
+    with warnings.catch_warnings():  # the dashboard shows these facts from the report instead
+        warnings.simplefilter("ignore", UserWarning)
+        rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns),
+                                confidential=list(confidential) or None, keep=list(keep), keys=list(keys),
+                                strata=list(strata), method_params=dict(mparams), aggregation_params=dict(aparams),
+                                labels=labels)
+    return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
 
 
 @st.cache_data(show_spinner="Solving P3M over α…")
@@ -197,12 +205,29 @@ with st.sidebar:
     if not numeric:
         st.error("This data has no numeric column: microaggregation needs numbers.")
         st.stop()
-    columns = st.multiselect("Columns to mask", numeric, default=numeric, key=f"columns:{data_expr}",
-                             help="Numeric columns replaced by group values. Identifiers (record numbers, "
-                                  "IDs) should not be masked: leave them out, and they are dropped.")
+    ids = ma.identifiers(df)  # the same rule as the API and the command line
+    columns = st.multiselect("Columns to mask", numeric, default=[c for c in numeric if c not in ids],
+                             key=f"columns:{data_expr}",
+                             help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
+                                  "left out by default and dropped: a group value of an ID is often a real ID.")
+    if ids:
+        st.caption("Identifiers, neither masked nor released unless you select them: "
+                   + "; ".join(f"**{c}** ({why})" for c, why in ids.items()))
     others = [str(c) for c in df.columns if str(c) not in columns]
-    keep = st.multiselect("Columns to release unmasked", others, default=[], key=f"keep:{data_expr}",
-                          help="Released as they are. Every other column not masked is dropped from the release.")
+    keep_col, key_col = st.columns(2)
+    keep = keep_col.multiselect("Columns to release unmasked", others, default=[], key=f"keep:{data_expr}",
+                                help="Released as they are. Every other column not masked is dropped from the "
+                                     "release. A kept column an intruder may know should be declared a key.")
+    keys = key_col.multiselect("Key columns (an intruder may know them)", others, default=[],
+                               key=f"keys:{data_expr}",
+                               help="Released unmasked like kept columns, and counted in the k-anonymity check: "
+                                    "a row is protected only if k rows share its keys and masked values.")
+    stratify = st.checkbox("Microaggregate inside each combination of the keys (strata)", value=True,
+                           key="stratify", disabled=not keys,
+                           help="Groups never mix records with different keys, so the release stays k-anonymous "
+                                "with the keys released. Each combination needs at least k records.")
+    strata = keys if keys and stratify else []
+    keep = [c for c in keep if c not in keys]
 
     st.header("Microaggregation")
     k = int(st.number_input("k (minimum group size)", min_value=2, value=5, step=1, key="k",
@@ -258,9 +283,10 @@ ekey = tuple(sorted({**eparams, **sl_args}.items()))
 try:
     masked = [c for c in columns if c not in confidential]
     mkey, akey = tuple(sorted(mparams.items())), tuple(sorted(aparams.items()))
-    labels = partition(df, tuple(masked), tuple(confidential), k, part.name, mkey)
-    protected, report, Z, Zp, params = release(df, tuple(masked), tuple(confidential), tuple(keep), k, part.name,
-                                               mkey, agg.name, akey, labels, ekey)
+    labels = partition(df, tuple(masked), tuple(confidential), k, part.name, mkey, tuple(strata))
+    protected, _, report, Z, Zp, params = release(df, tuple(masked), tuple(confidential), tuple(keep), k,
+                                                  part.name, mkey, agg.name, akey, labels, ekey, tuple(keys),
+                                                  tuple(strata))
 except ma.MicroaggError as exc:
     st.error(str(exc))
     st.stop()
@@ -273,7 +299,21 @@ c1.metric("Information loss (IL)", f"{float(values['IL']):.3f} %", help="100·SS
 c2.metric("Groups", int(report.loc[report["metric"] == "groups", "value"].iloc[0]))
 c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
           help="Released rows identical on all masked columns; k-anonymity needs at least k.")
-c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO")
+c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO",
+          help="On the masked columns and the key columns, for the file as published.")
+if keys and not bool(values["k-anonymous"]):
+    st.warning(f"The key columns {', '.join(keys)} break k-anonymity: "
+               f"{int(values['records in classes < k'])} released rows share their keys and masked values with "
+               "fewer than k others. Tick 'Microaggregate inside each combination of the keys'.")
+uncovered = report[report["metric"].str.startswith("kept column not in the k-anonymity check")]
+for row in uncovered.itertuples():
+    st.info(f"Kept column **{row.attribute}** is not in the k-anonymity check: if an intruder knows it, "
+            f"{row.value} released rows become unique. Declare it a key if it may be known.")
+if float(values["exact cells"]) > 0:
+    st.caption(f"{float(values['exact cells']):.1f} % of the masked cells are published exactly as in the original "
+               f"({float(values['exact records']):.1f} % of the records have one)"
+               + (" — the median of a group of odd size is one member's own value." if agg.name == "median"
+                  else "."))
 
 tab_partition, tab_aggregation, tab_risk, tab_privacy, tab_release = st.tabs(
     ["Partition", "Aggregation", "Risk & utility", "Personalized privacy", "Release"])
@@ -331,8 +371,9 @@ with tab_aggregation:
         ap = akey if m.name == agg.name else tuple(sorted(m.defaults().items()))
         try:
             # the same arguments as the main release for the selected aggregation: a cache hit
-            prot_m, rep_m, _, Zp_m, _ = release(df, tuple(masked), tuple(confidential), tuple(keep), k, part.name,
-                                                mkey, m.name, ap, labels, ekey)
+            _, prot_m, rep_m, _, Zp_m, _ = release(df, tuple(masked), tuple(confidential), tuple(keep), k,
+                                                   part.name, mkey, m.name, ap, labels, ekey, tuple(keys),
+                                                   tuple(strata))
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
@@ -342,6 +383,8 @@ with tab_aggregation:
         rows.append({"aggregation": m.title, "IL (%)": float(r["IL"]),
                      "IL of the group means (%)": float(r["partition IL"]),
                      "cells breaching Δ (%)": 100.0 * breach.mean(), "SL (%)": float(r["SL"]),
+                     "cells published exactly (%)": float(r["exact cells"]),
+                     "records with an exact cell (%)": float(r["exact records"]),
                      "k-anonymous": bool(r["k-anonymous"])})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     attr = st.selectbox("attribute", masked, key="agg-attr")
@@ -434,6 +477,8 @@ with tab_privacy:
             st.plotly_chart(plots.satisfaction_heatmap(grid), width="stretch")
 
 with tab_release:
+    st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
+               "(the commands below carry its seed: keep them private).")
     st.dataframe(protected, height=320, width="stretch")
     d1, d2 = st.columns(2)
     # the files are written when a button is clicked, not on every re-run

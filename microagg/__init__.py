@@ -7,8 +7,9 @@ from .errors import MicroaggError
 from .metrics import evaluate
 from .preprocess import Standardizer, destandardize, renormalize, standardize
 from .release import Release, microaggregate
+from .safety import identifiers
 
 __all__ = ["aggregate", "metrics", "partition", "registry", "list_datasets", "load_dataset", "dataset_roles",
            "MicroaggError", "evaluate", "Standardizer", "destandardize", "renormalize", "standardize", "Release",
-           "microaggregate"]
+           "microaggregate", "identifiers"]
 __version__ = "0.1.0"

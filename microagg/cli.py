@@ -2,6 +2,7 @@
 
     python -m microagg run --dataset census --k 5 --method mdav --aggregation median --out release.csv
     python -m microagg run --input data.csv --columns a,b,c --k 3 --param variant=classic
+    python -m microagg run --input data.csv --k 3 --keys region --strata region --seed 7 --out release.csv
     python -m microagg run --engine dask --input 'data/*.parquet' --k 5 --out release/ [--scheduler tcp://host:8786]
     python -m microagg reproduce mdav|partition|sl|dld|scores|p3m|hmpfsom   # p3m-local adds scipy's local optima
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import warnings
 
 import pandas as pd
 
@@ -99,15 +101,36 @@ def cmd_run(args) -> int:
           file=sys.stderr)
     t0 = time.perf_counter()
     engine = {"engine": "blocks", "block_size": args.block_size} if args.engine == "blocks" else {}
-    rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
-                         keep=keep, renormalize=args.renormalize, confidential=confidential, **engine, **params)
+    own = {kind: {n: params.pop(n) for n in [p.name for p in get_method(kind, name).params if p.name == "seed"]
+                  if n in params} for kind, name in (("partition", args.method), ("aggregate", args.aggregation))}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
+                             keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
+                             method_params=own["partition"], aggregation_params=own["aggregate"], **engine, **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    if rel.identifiers:
+        print("identifiers, neither masked nor released (--identifiers to choose): "
+              + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
     with pd.option_context("display.max_colwidth", 80, "display.width", 160):
         print(rel.report().to_string(index=False))
     if args.out:
-        rel.to_csv(args.out, index=args.input is None)
+        rel.to_csv(args.out)
         print(f"release written to {args.out}", file=sys.stderr)
     return 0
+
+
+def _names(value: str | None) -> list[str] | None:
+    """A comma-separated list of column names (``""``: none; None: not given)."""
+    return None if value is None else [c.strip() for c in value.split(",") if c.strip()]
+
+
+def _safety(args) -> dict:
+    """The release options of README "Publishing a release safely" from the command line."""
+    return {"identifiers": _names(args.identifiers), "keys": _names(args.keys), "strata": _names(args.strata),
+            "shuffle": not args.no_shuffle, "seed": args.seed, "keep_index": args.keep_index}
 
 
 def _run_dask(args) -> int:
@@ -125,9 +148,12 @@ def _run_dask(args) -> int:
     print(f"microaggregating {args.input or args.dataset} with {args.method} + {args.aggregation} in blocks on Dask, "
           f"k = {args.k} ...", file=sys.stderr)
     t0 = time.perf_counter()
+    if args.keep_index:
+        raise MicroaggError("--keep-index is not available with --engine dask (it writes no index).")
+    safety = {n: v for n, v in _safety(args).items() if n != "keep_index" and (n != "seed" or v is not None)}
     rel = microaggregate_dask(data, args.k, method=args.method, aggregation=args.aggregation, out=args.out,
                               scheduler=args.scheduler, block_size=args.block_size, progress=True, **dict(split),
-                              **params)
+                              **safety, **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     with pd.option_context("display.max_colwidth", 80, "display.width", 160):
         print(rel.report().to_string(index=False))
@@ -370,6 +396,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--keep", help="comma-separated columns to release unmasked (others are dropped)")
     run.add_argument("--confidential", help="comma-separated confidential columns: released unchanged, read by "
                      "methods that use roles (hmpfsom); the masked columns are the quasi-identifiers")
+    run.add_argument("--identifiers", metavar="COLS", help="comma-separated identifier columns, neither masked nor "
+                     "released (default: detected: declared by the data set, a name like id/*_id/key/ssn, or values "
+                     "that look like record numbers; '' for none). Naming a column in --columns or --keep releases it")
+    run.add_argument("--keys", metavar="COLS", help="comma-separated key columns an intruder may know (categorical "
+                     "or numeric): released unmasked and counted in the k-anonymity check")
+    run.add_argument("--strata", metavar="COLS", help="comma-separated columns: microaggregate inside each "
+                     "combination of their values (each needs >= k records), so that --keys on the same columns "
+                     "stay k-anonymous")
+    run.add_argument("--seed", type=int, help="seed of the shuffle of the released rows (default: a fresh one; "
+                     "whoever knows it and the original can undo the shuffle)")
+    run.add_argument("--no-shuffle", action="store_true", help="release the rows in the input's order (links them "
+                     "to anyone holding the original's order)")
+    run.add_argument("--keep-index", action="store_true", help="write the input's row labels as the first column")
     run.add_argument("--k", type=int, required=True, help="minimum group size (integer >= 2)")
     run.add_argument("--method", default="mdav", help="partitioning method (see 'methods')")
     run.add_argument("--aggregation", default="mean", help="aggregation (see 'methods')")

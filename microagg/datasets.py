@@ -3,8 +3,9 @@
 Every loader returns a pandas DataFrame of numeric attributes, ready for
 ``microaggregate``. See ``data/README.md`` for provenance and attribute choices.
 The CASC sets and the worked examples of Abidi, Ben Yahia & Perera 2018 also carry a role split of their
-columns into quasi-identifiers and confidential attributes: ``roles(name)``, or
-``df.attrs["roles"]`` of the loaded DataFrame.
+columns into quasi-identifiers, confidential attributes and identifiers: ``roles(name)``, or
+``df.attrs["roles"]`` of the loaded DataFrame. The identifiers (EIA's UTILITYID; none for the others, whose
+record numbers are in the index) are never masked nor released by default (``microagg.safety.identifiers``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ EIA_ATTRIBUTES = [
     "INDSALES", "OTHREVENUE", "OTHRSALES", "TOTREVENUE", "TOTSALES",
 ]
 EIA_ABIDI = ["MONTH"] + EIA_ATTRIBUTES[1:]
+EIA_IDENTIFIERS = ("UTILITYID", "UTILNAME")
 
 # Number of quasi-identifiers in Abidi, Ben Yahia & Perera 2018, §4.3 (Figures 1-6 "|Qid| = 5 / 7", Tables 9-12).
 # Which columns they
@@ -50,30 +52,34 @@ def _read(name: str) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
-def with_roles(df: pd.DataFrame, qi) -> pd.DataFrame:
-    """``df`` with ``attrs["roles"] = {"qi": [...], "confidential": [...]}``: the columns ``qi`` (in ``df``'s
-    order) are the quasi-identifiers, every other column is confidential."""
+def with_roles(df: pd.DataFrame, qi, identifiers=()) -> pd.DataFrame:
+    """``df`` with ``attrs["roles"] = {"qi": [...], "confidential": [...], "identifiers": [...]}``: the columns
+    ``identifiers`` identify a respondent directly, the columns ``qi`` (in ``df``'s order, identifiers left out)
+    are the quasi-identifiers, every other column is confidential."""
     names = [str(c) for c in df.columns]
+    ids = [c for c in names if c in identifiers]
     qi = [qi] if isinstance(qi, str) else [str(c) for c in qi]
     missing = [c for c in qi if c not in names]
     if missing:
         raise MicroaggError(f"qi: columns {missing} are not in the data; available: {names}.")
-    if not qi or len(set(qi)) != len(qi) or len(qi) == len(names):
+    qi = [c for c in qi if c not in ids]
+    if not qi or len(set(qi)) != len(qi) or len(qi) + len(ids) == len(names):
         raise MicroaggError(f"qi must list some but not all of the columns {names}, each once; got {qi}.")
-    df.attrs["roles"] = {"qi": [c for c in names if c in qi], "confidential": [c for c in names if c not in qi]}
+    df.attrs["roles"] = {"qi": [c for c in names if c in qi],
+                         "confidential": [c for c in names if c not in qi and c not in ids], "identifiers": ids}
     return df
 
 
 def roles(name: str, **kwargs) -> dict[str, list[str]]:
-    """The role split of a bundled data set: ``{"qi": [...], "confidential": [...]}`` (Abidi, Ben Yahia & Perera
-    2018, §4.3).
+    """The role split of a bundled data set: ``{"qi": [...], "confidential": [...], "identifiers": [...]}``
+    (Abidi, Ben Yahia & Perera 2018, §4.3).
 
     ``kwargs`` are the loader's, e.g. ``roles("census", qi=["AGI", "FEDTAX"])`` or
     ``roles("eia", variant="abidi")``. Pass ``roles(name)["confidential"]`` to
     ``microaggregate(..., confidential=...)``.
     """
     split = load_dataset(name, **kwargs).attrs.get("roles")
-    if split is None:
+    if split is None or "qi" not in split:
         raise MicroaggError(f"dataset {name!r} has no role split; name its confidential columns yourself.")
     return {role: list(cols) for role, cols in split.items()}
 
@@ -106,17 +112,23 @@ def eia(raw: bool = False, variant: str = "casc", qi=None) -> pd.DataFrame:
     11 attributes that reproduce the published MDAV information loss (Chettri, Paul & Dutta).
     ``variant="abidi"``: Abidi, Ben Yahia & Perera 2018, §4.1 drops the identifiers UTILITYID and UTILNAME,
     the constant YEAR and the text STATE, keeping MONTH + the ten columns.
-    ``raw=True`` returns all 15 columns, text included, without roles.
-    Roles (``attrs["roles"]``): ``qi`` (default: the first 7 columns, Abidi, Ben Yahia & Perera 2018, Tables 11-12),
-    the rest (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential.
+    ``raw=True`` returns all 15 columns, text included, without a qi/confidential split; UTILITYID and
+    UTILNAME are declared identifiers (``attrs["roles"]["identifiers"]``).
+    Roles (``attrs["roles"]``): ``qi`` (default: the first 7 columns, Abidi, Ben Yahia & Perera 2018, Tables 11-12,
+    less the identifier UTILITYID), the rest (OTHREVENUE, OTHRSALES, TOTREVENUE, TOTSALES) confidential;
+    UTILITYID is an identifier, neither masked nor released by default.
     """
     df = _read("eia")
     if raw:
+        df.attrs["roles"] = {"identifiers": list(EIA_IDENTIFIERS)}
         return df
     if variant not in ("casc", "abidi"):
         raise MicroaggError(f"unknown EIA variant {variant!r}; use 'casc' (default) or 'abidi'.")
     df = df[EIA_ATTRIBUTES if variant == "casc" else EIA_ABIDI].copy()
-    return with_roles(df, df.columns[:ABIDI_QI_COUNT["eia"]] if qi is None else qi)
+    if qi is None:
+        return with_roles(df, df.columns[:ABIDI_QI_COUNT["eia"]], EIA_IDENTIFIERS)
+    named = [qi] if isinstance(qi, str) else [str(c) for c in qi]  # an identifier named a QI is one
+    return with_roles(df, qi, [c for c in EIA_IDENTIFIERS if c not in named])
 
 
 def abidi_salary() -> pd.DataFrame:

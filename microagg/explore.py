@@ -12,10 +12,10 @@ import pandas as pd
 from .metrics import group_stats, information_loss, pil
 from .metrics._arrays import percent
 from .metrics.privacy import PRIVACY_KEYS, sl_arguments
-from .metrics.risk import Linkage, check_rule, interval_disclosure
+from .metrics.risk import Linkage, check_rule, exact_cells, interval_disclosure
 from .release import microaggregate, pooled_labels
 
-RU_COLUMNS = ["method", "k", "IL", "PIL", "DLD", "SDID", "k-anonymous", "seconds"]
+RU_COLUMNS = ["method", "k", "IL", "PIL", "DLD", "SDID", "exact cells", "exact records", "k-anonymous", "seconds"]
 COMPARE_COLUMNS = ["run", "method", "k", "IL", "DLD", "groups", "k-anonymous", "seconds"]
 
 Runs = Mapping[str, tuple[str, dict]] | Sequence[str]
@@ -28,7 +28,8 @@ def _runs(runs: Runs) -> dict[str, tuple[str, dict]]:
 
 def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: float, dld_rule: str,
            progress: Callable[[float, str], None] | None, **params) -> pd.DataFrame:
-    """One row per (run, k): IL, PIL, DLD, SDID, groups, k-anonymity and time of ``microaggregate``.
+    """One row per (run, k): IL, PIL, DLD, SDID, exact cells and records, groups, k-anonymity and time of
+    ``microaggregate``.
 
     One nearest-neighbour linkage serves DLD and SDID. A method that is not record-level (individual
     ranking) warns that its release is not k-anonymous: the ``k-anonymous`` column says so instead.
@@ -41,18 +42,22 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*NOT \d+-anonymous as whole records", category=UserWarning)
+            warnings.filterwarnings("ignore", message="median aggregation with groups of odd", category=UserWarning)
             rel = microaggregate(data, k, method=method, aggregation=aggregation, columns=columns,
                                  method_params=dict(mp), **params)
         seconds = time.perf_counter() - t0
         link = Linkage(rel.Z, rel.Zp)
+        cells, records = exact_cells(rel.original[rel.masked], rel.in_input_order()[rel.masked])
         rows.append({"run": label, "method": method, "k": k, "IL": information_loss(rel.Z, rel.Zp),
                      "PIL": pil(rel.Z, rel.Zp), "DLD": link.dld(dld_rule),
                      "SDID": interval_disclosure(rel.Z, rel.Zp, link.nearest, p),
+                     "exact cells": cells, "exact records": records,
                      "groups": group_stats(pooled_labels(rel.labels))["groups"],
                      "k-anonymous": rel.anonymity["k_anonymous"], "seconds": seconds})
         if progress is not None:
             progress((i + 1) / len(todo), f"{label}, k = {k}")
-    return pd.DataFrame(rows, columns=["run", *COMPARE_COLUMNS[1:5], "PIL", "SDID", *COMPARE_COLUMNS[5:]])
+    return pd.DataFrame(rows, columns=["run", *COMPARE_COLUMNS[1:5], "PIL", "SDID", "exact cells", "exact records",
+                                       *COMPARE_COLUMNS[5:]])
 
 
 def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation: str = "mean",
@@ -63,9 +68,10 @@ def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation
     ``methods`` lists method names, or maps labels to ``(method, parameters)`` like :func:`compare_methods`
     (the ``method`` column then holds the label). IL is 100·SSE/SST (Chettri, Paul & Dutta, Eq. 4), PIL Mortazavi &
     Jalili 2017 Eq. 9-11, DLD the linkage of ``dld_rule`` (default the expected value, docs/metrics.md §4.6 b;
-    ``"1st_or_2nd"`` is Chettri, Paul & Dutta, Eq. 5), SDID Mortazavi & Jalili 2017, Eq. 8 with interval ``p`` %.
-    ``params`` go to every run (shared aggregation parameters, ``confidential``). ``progress(fraction, message)`` is
-    called after each run.
+    ``"1st_or_2nd"`` is Chettri, Paul & Dutta, Eq. 5), SDID Mortazavi & Jalili 2017, Eq. 8 with interval ``p`` %,
+    ``exact cells`` and ``exact records`` the shares of masked cells published equal to their original and of
+    records with one (median aggregation with groups of odd size). ``params`` go to every run (shared aggregation
+    parameters, ``confidential``). ``progress(fraction, message)`` is called after each run.
     """
     frame = _sweep(data, ks, methods, aggregation, columns, p, dld_rule, progress, **params)
     return frame.drop(columns="method").rename(columns={"run": "method"})[RU_COLUMNS]

@@ -1,4 +1,7 @@
-"""The Python call and the command line that reproduce a release exactly (shown by the dashboard)."""
+"""The Python call and the command line that reproduce a release exactly (shown by the dashboard).
+
+They carry the shuffle's seed: keep them private, like the original data (whoever has the seed and the
+original can undo the shuffle)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,9 @@ def _arguments(params: dict) -> dict:
     return {n: params[n] for n in names if n in params}
 
 
+RELEASE_OPTIONS = ("seed",)  # a release option that a method may also take: its own goes in method_params
+
+
 def _arrays(params: dict) -> list[str]:
     """Parameters given as arrays (e.g. per-record w uploaded in the dashboard): not writable as literals."""
     return [n for n, v in _arguments(params).items() if isinstance(v, np.ndarray)]
@@ -32,14 +38,28 @@ def python_snippet(params: dict, data: str) -> str:
         args.append(f"confidential={list(params['confidential'])!r}")
     if params.get("renormalize"):
         args.append("renormalize=True")
+    for name in ("identifiers", "keys", "strata"):
+        if params.get(name) is not None and (params[name] or name == "identifiers"):
+            args.append(f"{name}={list(params[name])!r}")
+    if params.get("shuffle") is False:
+        args.append("shuffle=False")
+    if params.get("shuffle_seed") is not None:
+        args.append(f"seed={params['shuffle_seed']!r}")
+    if params.get("keep_index"):
+        args.append("keep_index=True")
     if params.get("engine", "memory") != "memory":
         args += [f"engine={params['engine']!r}", f"block_size={params['block_size']!r}"]
     arrays = _arrays(params)
-    args += [f"{n}={n}_values" if n in arrays else f"{n}={v!r}" for n, v in _arguments(params).items()]
+    given = {n: f"{n}_values" if n in arrays else repr(v) for n, v in _arguments(params).items()}
+    args += [f"{n}={v}" for n, v in given.items() if n not in RELEASE_OPTIONS]
+    for kind, key in (("partition", "method"), ("aggregate", "aggregation")):  # names the release also takes
+        own = [p.name for p in get_method(kind, params[key]).params if p.name in RELEASE_OPTIONS and p.name in given]
+        if own:
+            args.append(f"{key}_params={{{', '.join(f'{n!r}: {given[n]}' for n in own)}}}")
     body = ",\n    ".join(args)
     load = "".join(f"{n}_values = ...  # the {params[n].shape} array of {n} values you uploaded\n" for n in arrays)
     return (f"import microagg as ma\n\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
-            "rel.protected.to_csv(\"release.csv\")\nprint(rel.report())")
+            "rel.to_csv(\"release.csv\")\nprint(rel.report())")
 
 
 def cli_command(params: dict, data_args: list[str]) -> str:
@@ -52,6 +72,15 @@ def cli_command(params: dict, data_args: list[str]) -> str:
         argv += ["--confidential", ",".join(params["confidential"])]
     if params.get("renormalize"):
         argv.append("--renormalize")
+    for name in ("identifiers", "keys", "strata"):
+        if params.get(name) is not None and (params[name] or name == "identifiers"):
+            argv += [f"--{name}", ",".join(params[name])]
+    if params.get("shuffle") is False:
+        argv.append("--no-shuffle")
+    if params.get("shuffle_seed") is not None:
+        argv += ["--seed", str(params["shuffle_seed"])]
+    if params.get("keep_index"):
+        argv.append("--keep-index")
     if params.get("engine", "memory") != "memory":
         argv += ["--engine", params["engine"], "--block-size", str(params["block_size"])]
     arrays = _arrays(params)

@@ -8,7 +8,13 @@ release is made.
 Columns have roles (Abidi, Ben Yahia & Perera 2018, §2.1): the masked columns are the quasi-identifiers
 (QIs); confidential columns are released unchanged, never drive a partitioner that
 does not use roles, and are read by one that does (``Method.uses_roles``). The
-k-anonymity check is on the QI columns (docs/metrics.md §4.13).
+k-anonymity check is on the QI columns and the key columns an intruder knows (docs/metrics.md §4.13).
+
+A release is published as a whole file, so nothing around the masked columns may give a respondent away
+(README, "Publishing a release safely"): identifiers (``microagg.safety.identifiers``) are neither masked
+nor released unless chosen, the input's index is not released unless ``keep_index=True``, the rows are
+shuffled by a seeded permutation unless ``shuffle=False``, key columns released unmasked enter the
+k-anonymity check, and ``strata`` microaggregates inside each stratum so that the check holds with them.
 """
 
 from __future__ import annotations
@@ -26,11 +32,13 @@ from .errors import MicroaggError
 from .metrics import group_stats, k_anonymity
 from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
+from .metrics.risk import exact_cells
 from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns, standardize
 from .preprocess import renormalize as _renormalize
 from .registry import Method, get_method
+from .safety import chosen_identifiers, class_ids, key_codes, meaningful_index, permutation
 
 if TYPE_CHECKING:
     from .scale import DaskRelease
@@ -40,12 +48,17 @@ if TYPE_CHECKING:
 class Release:
     """A microaggregated release and everything needed to evaluate it.
 
-    ``protected`` has the input's index; its columns are the masked columns (the
+    ``protected`` is the table as published: its columns are the masked columns (the
     quasi-identifiers, in the input's order) plus the confidential columns and any
-    columns kept unmasked on request, both released unchanged. ``Z``/``Zp`` are the
+    columns kept unmasked on request (``kept``, the ``keys`` among them), all released unchanged; its rows
+    are in the shuffled order ``order`` (row i is input record ``order[i]``; the identity with
+    ``shuffle=False``) and its index is 0..n-1 (the input's, permuted, with ``keep_index=True``).
+    :meth:`in_input_order` gives it back in the input's order and index, for analysis. ``Z``/``Zp`` are the
     original and masked values of the masked columns in z-scores (the original
-    data's mean and population sd); ``labels`` the group of every record (n x d
-    for univariate methods); ``confidential`` the confidential columns.
+    data's mean and population sd), ``labels`` the group of every record (n x d
+    for univariate methods), ``key_classes`` the class of every record on the key columns (all in input
+    order); ``confidential`` the confidential columns; ``identifiers`` the columns treated as identifiers
+    (not released), with the reason.
     """
 
     protected: pd.DataFrame
@@ -61,10 +74,28 @@ class Release:
     anonymity: dict = field(repr=False)
     aggregation_report: tuple = field(default=(), repr=False)  # rows an aggregator adds to report()
     confidential: list[str] = field(default_factory=list)
+    order: np.ndarray | None = field(default=None, repr=False)
+    identifiers: dict = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+    strata: list[str] = field(default_factory=list)
+    key_classes: np.ndarray | None = field(default=None, repr=False)
+    index_note: str | None = None  # what the input's index was, if it carried information
+    coverage: tuple = field(default=(), repr=False)  # (kept column, records unique, in classes < k) if known
 
     @property
     def k(self) -> int:
         return self.params["k"]
+
+    def in_input_order(self) -> pd.DataFrame:
+        """The released table in the input's row order with the input's index: row i is record i's release, for
+        comparing with the original. Not for publication (the order and index link rows back)."""
+        n = len(self.protected)
+        order = np.arange(n) if self.order is None else self.order
+        inverse = np.empty(n, dtype=np.int64)
+        inverse[order] = np.arange(n)
+        out = self.protected.iloc[inverse].set_axis(self.original.index, axis=0)
+        out.attrs = {}
+        return out
 
     def report(self, **params) -> pd.DataFrame:
         """Metrics of this release, one per row: metric, attribute, value, unit, direction, source.
@@ -85,9 +116,10 @@ class Release:
             for name, value in sl_arguments(self.params).items():
                 params.setdefault(name, value)
         X = self.original[self.masked].to_numpy(dtype=np.float64)
-        Xp = self.protected[self.masked].to_numpy(dtype=np.float64)
+        Xp = self.in_input_order()[self.masked].to_numpy(dtype=np.float64)
         Zc = standardize(self.original, self.confidential) if self.confidential else None
-        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc, **params)
+        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
+                                key_classes=self.key_classes if self.keys else None, **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -101,23 +133,33 @@ class Release:
         if per_attribute:
             add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "docs/methods.md §2.9, docs/metrics.md §4.13")
         an = self.anonymity
-        add("smallest equivalence class", an["min_class"], "records", higher, "docs/metrics.md §4.13")
-        add("records in classes < k", an["records_in_small_classes"], "records", lower, "docs/metrics.md §4.13")
-        add("k-anonymous", an["k_anonymous"], "", "", "docs/metrics.md §4.13")
+        on = "docs/metrics.md §4.13" + (f"; on the key columns {', '.join(self.keys)} and the masked columns"
+                                         if self.keys else "")
+        add("smallest equivalence class", an["min_class"], "records", higher, on)
+        add("records in classes < k", an["records_in_small_classes"], "records", lower, on)
+        add("k-anonymous", an["k_anonymous"], "", "", on)
+        for col, unique, small in self.coverage:
+            add("kept column not in the k-anonymity check: records unique if it is known", unique, "records",
+                lower, f"{small} records in classes < k with {col} known; declare it in 'keys' (and 'strata') "
+                "to cover it", attribute=col)
         if self.params.get("engine", "memory") == "blocks":
             add("engine", "blocks", "", "", "README, Scaling out")
             if "blocks" in self.params:
                 add("blocks", self.params["blocks"], "blocks", "", "microagg.partition.blocks")
             add("block size B", self.params["block_size"], "records", "", "microagg.partition.blocks")
         rows += column_rows(self.masked, self.confidential, self.dropped, self.kept)
+        rows += safety_rows(self.identifiers, self.keys, self.strata, self.index_note,
+                            self.params.get("keep_index", False), self.params.get("shuffle", False))
         for row in self.aggregation_report:
             at = row.get("attribute", "all")
             rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
         return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
 
-    def to_csv(self, path, **kwargs) -> None:
-        """Write the protected table (index included unless ``index=False``)."""
-        self.protected.to_csv(path, **kwargs)
+    def to_csv(self, path, index: bool | None = None, **kwargs) -> None:
+        """Write the protected table as published: rows in the release's order, no index unless the release keeps
+        the input's (``keep_index=True``) or ``index=True`` is asked for."""
+        self.protected.to_csv(path, index=self.params.get("keep_index", False) if index is None else index,
+                              **kwargs)
 
 
 def report_row(metric, value, unit="", direction="", source="", attribute="all") -> dict:
@@ -143,6 +185,23 @@ def column_rows(masked, confidential, dropped, kept) -> list[dict]:
                        source="Abidi, Ben Yahia & Perera 2018, §2.1"),
             report_row("columns dropped", ", ".join(dropped) or "none", source="release"),
             report_row("columns kept unmasked", ", ".join(kept) or "none", source="release")]
+
+
+def safety_rows(identifiers: dict, keys, strata, index_note, keep_index: bool, shuffled: bool) -> list[dict]:
+    """Report rows saying what was withheld or declared around the masked columns (README, "Publishing a release
+    safely")."""
+    rows = [report_row("identifiers (not released)", "; ".join(f"{c} ({why})" for c, why in identifiers.items())
+                       or "none", source="microagg.safety.identifiers"),
+            report_row("key columns (in the k-anonymity check)", ", ".join(keys) or "none", source="release"),
+            report_row("strata (microaggregated separately)", ", ".join(strata) or "none", source="release"),
+            report_row("row order", "shuffled (seeded random permutation)" if shuffled else
+                       "input order (shuffle=False): links rows to anyone holding the original's order",
+                       source="release")]
+    if index_note is not None or keep_index:
+        what = index_note or "the input's index"
+        rows.append(report_row("input index", f"{what}: released (keep_index=True)" if keep_index else
+                               f"{what}: not released (keep_index=True would release it)", source="release"))
+    return rows
 
 
 def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> tuple[dict, dict]:
@@ -174,14 +233,18 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
                    columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
                    renormalize: bool = False, method_params: dict | None = None,
                    aggregation_params: dict | None = None, labels=None, confidential: Sequence[str] | None = None,
+                   identifiers: Sequence[str] | None = None, keys: Sequence[str] | None = None,
+                   strata: Sequence[str] | None = None, shuffle: bool = True, seed: int | None = None,
+                   keep_index: bool = False,
                    engine: str = "memory", block_size: int | None = None, n_jobs: int | None = None, blocks=None,
                    out=None, scheduler=None, **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` and ``aggregation`` name registered methods (``microagg.registry``);
     their parameters are passed as keywords (or in ``method_params`` /
-    ``aggregation_params``). ``columns=None`` masks every numeric column. Columns
-    not masked are dropped unless listed in ``keep``, which releases them unchanged.
+    ``aggregation_params``). ``columns=None`` masks every numeric column that is not an identifier, a key,
+    a stratum or confidential. Columns not masked are dropped unless listed in ``keep``, which releases them
+    unchanged.
     ``renormalize`` rescales the masked z-scores to unit variance (Mortazavi & Jalili 2017
     Eq. 5) before destandardizing; it is refused for aggregations that already
     preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
@@ -193,12 +256,22 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     ``confidential`` names the confidential (sensitive) columns: they are released
     unchanged; a method that uses roles (HM-pfsom) reads them to form its groups,
     any other method partitions on the masked columns only. The masked columns are
-    the quasi-identifiers: ``columns``, or by default every numeric column that is
-    not confidential. The k-anonymity check is on them (docs/metrics.md §4.13).
+    the quasi-identifiers. The k-anonymity check is on them and the key columns (docs/metrics.md §4.13).
+
+    Publishing safely (README, "Publishing a release safely"): ``identifiers`` (default: detected by
+    ``microagg.safety.identifiers``; ``[]`` for none) are neither masked nor released unless named in
+    ``columns`` or ``keep``. ``keys`` are columns an intruder may know, released unmasked (categorical or
+    numeric): they enter the k-anonymity check and RLD. ``strata`` microaggregates inside each stratum (every
+    combination of their values; each must hold at least k records, else the release is refused naming it),
+    so that with ``strata`` covering ``keys`` the release stays k-anonymous. ``shuffle`` (default) publishes the
+    rows in a random order drawn from ``seed`` (default: a fresh seed, recorded in ``params["shuffle_seed"]``;
+    a method's own ``seed`` then goes in ``method_params``);
+    ``keep_index=True`` releases the input's index, which is otherwise replaced by 0..n-1.
 
     ``engine`` chooses how the partition is computed (README "Scaling out"): ``"memory"`` runs
-    ``method`` on all records at once; ``"blocks"`` runs it inside blocks of at most ``block_size``
-    records (``microagg.partition.block_partition``: a median tree on the standardized masked columns,
+    ``method`` on all records at once (inside each stratum); ``"blocks"`` runs it inside blocks of at most
+    ``block_size`` records (``microagg.partition.block_partition``: a median tree on the standardized masked
+    columns, inside each stratum,
     ``n_jobs`` threads, default all cores; ``blocks`` gives the blocks instead, one id per record,
     and larger ones are split further); ``"dask"`` is ``microagg.scale.microaggregate_dask``: ``data``
     may also be a path, glob pattern or list of CSV or Parquet files or a dask DataFrame, the release
@@ -210,18 +283,22 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     if engine == "dask":
         from .scale import microaggregate_dask
 
-        if labels is not None or renormalize or n_jobs is not None or blocks is not None:
-            raise MicroaggError("engine='dask' computes its own blocks and partition and cannot renormalize: leave "
-                                "'labels', 'renormalize', 'n_jobs' and 'blocks' out.")
+        if labels is not None or renormalize or n_jobs is not None or blocks is not None or keep_index:
+            raise MicroaggError("engine='dask' computes its own blocks and partition, cannot renormalize and writes "
+                                "no index: leave 'labels', 'renormalize', 'n_jobs', 'blocks' and 'keep_index' out.")
         return microaggregate_dask(data, k, method=method, aggregation=aggregation, columns=columns, keep=keep,
-                                   confidential=confidential, method_params=method_params,
+                                   confidential=confidential, identifiers=identifiers, keys=keys, strata=strata,
+                                   shuffle=shuffle, method_params=method_params,
                                    aggregation_params=aggregation_params, out=out, scheduler=scheduler,
-                                   block_size=block_size, **params)
+                                   block_size=block_size, **({} if seed is None else {"seed": seed}), **params)
     if out is not None or scheduler is not None:
         raise MicroaggError(f"'out' and 'scheduler' belong to engine='dask', not engine={engine!r}.")
     if engine == "memory" and (block_size is not None or n_jobs is not None or blocks is not None):
         raise MicroaggError("'block_size', 'n_jobs' and 'blocks' belong to engine='blocks' (or 'dask' for "
                             "block_size); engine='memory' partitions all records at once.")
+    for name, flag in (("shuffle", shuffle), ("keep_index", keep_index)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise MicroaggError(f"'{name}' must be True or False; got {flag!r}.")
     df = as_frame(data)
     k = check_k(k)
     part, agg, mp, ap = resolve_methods(method, aggregation, params, method_params, aggregation_params)
@@ -229,49 +306,128 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
         raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
                             "preserves every attribute's mean and variance, and rescaling would undo what it "
                             "optimized. Call it without renormalize.")
-    masked, conf, keep, names = column_roles(df, columns, keep, confidential)
+    clash = [m for m in (part, agg) if "seed" in {p.name for p in m.params}
+             and "seed" not in ((method_params if m is part else aggregation_params) or {})]
+    if seed is not None and clash:
+        raise MicroaggError(f"'seed' seeds the shuffle of the released rows, and {clash[0].kind} '{clash[0].name}' "
+                            f"takes a 'seed' too: pass that one in {'method' if clash[0] is part else 'aggregation'}"
+                            "_params={'seed': ...} (then seed= is the shuffle's).")
+    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata)
+    masked, conf, keep, names = roles.masked, roles.confidential, roles.kept, roles.names
     X = numeric_matrix(df, masked, min_rows=k)
+    order, seed = permutation(len(df), seed) if shuffle else (np.arange(len(df)), None)
 
     std = Standardizer.fit(X)
     Z = std.transform(X)
+    stratum = stratum_ids(df, roles.strata, k)
     engine_info = {"engine": engine}
     if engine == "blocks":
         B = check_block_size(DEFAULT_BLOCK_SIZE if block_size is None else block_size, k)
         engine_info.update(block_size=B)
     if labels is None:
         if engine == "blocks":
-            blocks = split_blocks(Z, k, B, blocks=blocks)
+            given = blocks if stratum is None or blocks is None else class_ids(np.column_stack([blocks, stratum]))
+            blocks = split_blocks(Z, k, B, blocks=stratum if given is None else given)
             engine_info.update(blocks=int(blocks.max()) + 1)
+        elif stratum is not None:  # every stratum one block, the method run on all its records
+            blocks, B = stratum, max(2 * k, int(np.bincount(stratum).max()))
         labels = _partition(part, df, conf, Z, k, mp, blocks=blocks, block_size=B if blocks is not None else None,
                             n_jobs=n_jobs)
     labels = np.asarray(labels)
     _check_partition(labels, Z.shape, k, part)
+    _check_strata(labels, stratum, roles.strata)
     hook = agg.extras.get("with_report")
     Zp, agg_rows = hook(Z, labels, **ap) if hook is not None else (agg.func(Z, labels, **ap), [])
     if renormalize:
         Zp = _renormalize(Zp)
     V = _tidy(std.inverse(Zp))
-    anonymity = k_anonymity(V, k)
-    if part.record_level and not anonymity["k_anonymous"]:
+    masked_only = k_anonymity(V, k)
+    if part.record_level and not masked_only["k_anonymous"]:
         raise MicroaggError(f"internal check failed: the masked rows of method '{method}' are not {k}-anonymous "
-                            f"(smallest class {anonymity['min_class']}); no release was made.")
-    if not anonymity["k_anonymous"]:
+                            f"(smallest class {masked_only['min_class']}); no release was made.")
+    codes = key_codes(df, roles.keys)
+    anonymity = k_anonymity(np.column_stack([codes, V]), k) if roles.keys else masked_only
+    if not part.record_level and not anonymity["k_anonymous"]:
         warnings.warn(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
                       f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
                       "k); see the report.", stacklevel=2)
+    elif not anonymity["k_anonymous"]:
+        warnings.warn(f"the key columns {roles.keys} break k-anonymity: the released rows are NOT {k}-anonymous on "
+                      f"the keys and masked columns ({anonymity['records_in_small_classes']} records in classes "
+                      f"smaller than k). Microaggregate inside strata of the keys (strata={roles.keys}) to keep "
+                      "it; see the report.", stacklevel=2)
+    _warn_exact_median(agg, labels, X, V)
 
     columns_out = [c for c in names if c in masked or c in keep or c in conf]
     out = {}
     for c in columns_out:
         out[c] = V[:, masked.index(c)] if c in masked else df[c].to_numpy(copy=True)
-    protected = pd.DataFrame(out, index=df.index.copy(), columns=columns_out)
+    index = df.index[order] if keep_index else pd.RangeIndex(len(df))
+    protected = pd.DataFrame(out, index=df.index.copy(), columns=columns_out).iloc[order].set_axis(index, axis=0)
+    if shuffle:
+        protected.attrs["row order"] = "shuffled"  # refused by evaluate(): the rows no longer pair with the input
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked,
-                   "keep": keep, "renormalize": bool(renormalize), "confidential": conf, **engine_info, **mp, **ap}
+                   "keep": [c for c in keep if c not in roles.keys], "renormalize": bool(renormalize),
+                   "confidential": conf, "identifiers": None if identifiers is None else list(roles.identifiers),
+                   "keys": roles.keys, "strata": roles.strata, "shuffle": bool(shuffle), "shuffle_seed": seed,
+                   "keep_index": bool(keep_index), **engine_info, **mp, **ap}
     dropped = [c for c in names if c not in masked and c not in keep and c not in conf]
     return Release(protected=protected, labels=labels, params=params_used,
                    original=df[masked + conf].copy(), Z=Z, Zp=Zp, standardizer=std, masked=masked,
                    dropped=dropped, kept=keep, anonymity=anonymity, confidential=conf,
-                   aggregation_report=tuple(agg_rows))
+                   aggregation_report=tuple(agg_rows), order=order, identifiers=roles.identifiers,
+                   keys=roles.keys, strata=roles.strata, key_classes=class_ids(codes),
+                   index_note=meaningful_index(df),
+                   coverage=tuple(_coverage(df, codes, V, [c for c in keep if c not in roles.keys], k)))
+
+
+def _coverage(df: pd.DataFrame, codes: np.ndarray, V: np.ndarray, uncovered: list[str], k: int):
+    """(column, records unique, records in classes < k) on the keys, the masked values and one kept column that
+    is not a key: what an intruder who knows that column as well could single out."""
+    for c in uncovered:
+        _, inverse, counts = np.unique(np.column_stack([codes, key_codes(df, [c]), V]), axis=0,
+                                       return_inverse=True, return_counts=True)
+        size = counts[inverse.reshape(-1)]
+        yield c, int((size == 1).sum()), int((size < k).sum())
+
+
+def _warn_exact_median(agg: Method, labels: np.ndarray, X: np.ndarray, V: np.ndarray) -> None:
+    """The median of a group of odd size is one member's own value: say how many cells are published exactly."""
+    if agg.name != "median" or not (np.bincount(pooled_labels(labels)) % 2).any():
+        return
+    cells, records = exact_cells(X, V)
+    warnings.warn(f"median aggregation with groups of odd size publishes one member's own value: {cells:.1f} % of "
+                  f"the masked cells equal their original ({records:.1f} % of the records have at least one); see "
+                  "'exact cells' in the report, or use the mean.", stacklevel=3)
+
+
+def stratum_ids(df: pd.DataFrame, strata: list[str], k: int) -> np.ndarray | None:
+    """The stratum (0..s-1) of every record, or None without strata; a stratum of fewer than k records is refused
+    (merging it into another would mix strata that the user asked to keep apart)."""
+    if not strata:
+        return None
+    codes = key_codes(df, strata)
+    ids = class_ids(codes)
+    sizes = np.bincount(ids)
+    if sizes.min() < k:
+        small = np.flatnonzero(sizes < k)
+        row = int(np.flatnonzero(ids == small[0])[0])
+        name = ", ".join(f"{c}={df[c].iloc[row]}" for c in strata)
+        raise MicroaggError(f"stratum {name} has {int(sizes[small[0]])} < k = {k} records ({len(small)} of "
+                            f"{len(sizes)} strata are smaller than k): no k-anonymous group can be formed inside it. "
+                            "Merge small categories into a larger one, lower k, or stratify on fewer columns.")
+    return ids
+
+
+def _check_strata(labels: np.ndarray, stratum: np.ndarray | None, strata: list[str]) -> None:
+    """Every group must lie inside one stratum (given ``labels`` computed without the strata are refused)."""
+    if stratum is None:
+        return
+    for col in labels.T if labels.ndim == 2 else [labels]:
+        pairs = np.unique(np.column_stack([col, stratum]), axis=0)
+        if len(pairs) != len(np.unique(col)):
+            raise MicroaggError(f"the given labels put records of different strata ({', '.join(strata)}) in one "
+                                "group: compute them with the same strata.")
 
 
 def resolve_methods(method: str, aggregation: str, params: dict, method_params: dict | None,
@@ -284,28 +440,81 @@ def resolve_methods(method: str, aggregation: str, params: dict, method_params: 
             agg.resolve({**ap, **(aggregation_params or {})}))
 
 
-def column_roles(df: pd.DataFrame, columns, keep, confidential) -> tuple[list[str], list[str], list[str], list[str]]:
-    """(masked, confidential, kept, all column names) of ``df``, checked: each column in one role, masked ones
-    numeric, at least one masked. ``df`` may be an empty frame with the data's dtypes (the Dask engine)."""
+@dataclass(frozen=True)
+class Roles:
+    """The role of every column of a release (``column_roles``)."""
+
+    masked: list[str]
+    confidential: list[str]
+    kept: list[str]          # released unchanged, the keys included
+    names: list[str]
+    identifiers: dict        # column -> why it is treated as an identifier (not released)
+    keys: list[str]
+    strata: list[str]
+
+
+def _names(df: pd.DataFrame, given, what: str) -> list[str]:
+    """``given`` (a name or names, None for none) checked: in the data, each once."""
+    if given is None:
+        return []
+    cols = [given] if isinstance(given, str) else [str(c) for c in given]
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise MicroaggError(f"columns {dup} are listed more than once in '{what}'.")
+    names = [str(c) for c in df.columns]
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise MicroaggError(f"{what}: columns {missing} are not in the data; available: {names}.")
+    return cols
+
+
+def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None, keys=None, strata=None) -> Roles:
+    """The columns of ``df`` by role, checked: each column in one role, masked ones numeric, at least one masked.
+
+    Identifiers (given, or detected by ``safety.identifiers`` when ``identifiers`` is None) are neither masked
+    nor released; a detected one named in ``columns``, ``keep``, ``keys``, ``strata`` or ``confidential`` is
+    the user's choice and no longer one. Keys are released unmasked. By default the masked columns are the
+    numeric columns in no other role. ``df`` may be an empty frame with the data's dtypes (the Dask engine).
+    """
     conf = _confidential(df, confidential)
+    keys, strata = _names(df, keys, "keys"), _names(df, strata, "strata")
+    keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
+    chosen = set(conf) | set(keys) | set(strata) | set(keep) | \
+        (set([columns] if isinstance(columns, str) else map(str, columns)) if columns is not None else set())
+    ids = chosen_identifiers(df, identifiers)
+    if identifiers is None:
+        ids = {c: why for c, why in ids.items() if c not in chosen}
+    else:
+        clash = [c for c in ids if c in chosen]
+        if clash:
+            raise MicroaggError(f"columns {clash} are listed in 'identifiers' (not released) and also chosen for the "
+                                "release ('columns', 'keep', 'keys', 'strata' or 'confidential'); list each once.")
     masked = select_columns(df, columns) if columns is not None else \
-        [c for c in select_columns(df, None) if c not in conf]
+        [c for c in select_columns(df, None) if c not in conf and c not in ids and c not in keys
+         and c not in strata and c not in keep]
     both = [c for c in masked if c in conf]
     if both:
         raise MicroaggError(f"columns {both} are listed both in 'columns' (quasi-identifiers, masked) and in "
                             "'confidential' (released unchanged); list each column once.")
     if not masked:
-        raise MicroaggError("every numeric column is confidential: leave at least one quasi-identifier to mask.")
-    keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
+        raise MicroaggError("no column left to mask: every numeric column is confidential, an identifier, a key, a "
+                            "stratum or kept; leave at least one quasi-identifier to mask (or name it in 'columns').")
     names = [str(c) for c in df.columns]
     missing = [c for c in keep if c not in names]
     if missing:
         raise MicroaggError(f"keep: columns {missing} are not in the data; available: {names}.")
     for role, cols in (("masked", masked), ("confidential", conf)):
-        overlap = [c for c in keep if c in cols]
-        if overlap:
-            raise MicroaggError(f"columns {overlap} are both {role} and listed in 'keep'; list each column once.")
-    return masked, conf, keep, names
+        for what, given in (("keep", keep), ("keys", keys)):
+            overlap = [c for c in given if c in cols]
+            if overlap:
+                raise MicroaggError(f"columns {overlap} are both {role} and listed in '{what}'; list each column "
+                                    "once (keys are released unmasked).")
+    masked_strata = [c for c in strata if c in masked]
+    if masked_strata:
+        raise MicroaggError(f"columns {masked_strata} are both masked and strata: a stratum column is released "
+                            "unmasked (list it in 'keys') or not at all.")
+    kept = keep + [c for c in keys if c not in keep]
+    return Roles(masked, conf, kept, names, ids, keys, strata)
 
 
 def _confidential(df: pd.DataFrame, confidential) -> list[str]:

@@ -14,7 +14,9 @@ No step holds all records in one place:
    (:class:`BlockPlan`): a node whose sample stands for more than B records is split at the lower
    median of its projections on its first principal axis (z-scores of the global standardization);
 4. every record is routed down the tree and the leaves are counted; a leaf of fewer than k records
-   joins the next one in tree order (the last joins the one before): these are the blocks;
+   joins the next one in tree order (the last joins the one before): these are the blocks. With
+   ``strata``, every stratum is one block instead (:class:`StrataPlan`; a stratum of fewer than k or more
+   than B records is refused), so the key columns, which must be strata, stay k-anonymous;
 5. the records are shuffled by block (``set_index`` on the block id with divisions from the counts, so
    a partition holds whole blocks) and each partition is microaggregated in process: ``block_partition``
    on the globally standardized values, blocks in id order, records in input order, a block of more
@@ -54,7 +56,8 @@ from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_s
 from .partition.univariate import principal_axis
 from .preprocess import Standardizer, _is_numeric, as_frame
 from .registry import get_method
-from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods
+from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods, safety_rows
+from .safety import key_codes, permutation
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
 LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)
@@ -167,7 +170,8 @@ class DaskRelease:
 
     ``protected`` reads the release back lazily (a dask DataFrame: the masked, confidential and kept
     columns, rows ordered by block). ``standardizer`` holds the streamed means and sds of the masked
-    and then the confidential columns; ``plan`` the split tree and blocks (``plan.assign``);
+    and then the confidential columns; ``plan`` the split tree and blocks (``plan.assign``), or the strata
+    (:class:`StrataPlan`);
     ``timings`` the wall time of each pass in seconds.
     """
 
@@ -213,12 +217,15 @@ class _Job:
     top: np.ndarray
     out: str
     dld_blocks: frozenset
+    shuffle_seed: int | None
+    keys: list[str]
 
 
 def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "mean", columns=None, keep=None,
-                        confidential=None, method_params: dict | None = None, aggregation_params: dict | None = None,
+                        confidential=None, identifiers=None, keys=None, strata=None, shuffle: bool = True,
+                        method_params: dict | None = None, aggregation_params: dict | None = None,
                         out=None, scheduler=None, block_size: int | None = None, sample_size: int | None = None,
-                        dld_sample: int = DLD_SAMPLE, seed: int = 0, progress: bool = False,
+                        dld_sample: int = DLD_SAMPLE, seed: int | None = None, progress: bool = False,
                         **params) -> DaskRelease:
     """Microaggregate ``data`` block by block on Dask and write the release to ``out`` (module docstring).
 
@@ -228,7 +235,12 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     write ``out`` (a new or empty directory, local or any fsspec URL). ``block_size`` B (default
     ``DEFAULT_BLOCK_SIZE``) must be >= 2k; ``sample_size`` records (default max(SAMPLE_SIZE, 20 n / B))
     build the split tree; DLD is computed on whole blocks holding about ``dld_sample`` records (0: not
-    computed); ``seed`` fixes both samples.
+    computed); ``seed`` fixes both samples (default 0) and the shuffle of the rows inside every file written
+    (``shuffle``, default; README "Publishing a release safely"; without ``seed`` the shuffle's seed is fresh,
+    recorded in ``params["shuffle_seed"]``). ``identifiers`` are those of ``microaggregate`` (detected
+    on the values too for in-memory input, on the names only for files); no index is written.
+    ``strata`` make every stratum one block (it must hold between k and B records) and every key column must
+    be a stratum; ``keys`` then enter the k-anonymity check of every partition written.
     Methods, aggregations, their parameters and the column roles are those of ``microaggregate``; the
     aggregation must be group-local (mean, median) and the method give one label per record.
     ``progress`` shows dask's progress bar on stderr for each pass.
@@ -242,15 +254,26 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     if not agg.group_local:
         raise MicroaggError(f"aggregation '{aggregation}' is not group-local (it solves one problem over all groups), "
                             "so it cannot run block by block; use engine='blocks' or aggregation 'mean' or 'median'.")
+    shuffle_seed = permutation(0, seed)[1]  # checks seed; a fresh one when None
+    seed = 0 if seed is None else seed
     for name, value, low in (("sample_size", 1 if sample_size is None else sample_size, 1),
                              ("dld_sample", dld_sample, 0), ("seed", seed, 0)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise MicroaggError(f"{name} must be an integer >= {low}; got {value!r}.")
     if out is None:
         raise MicroaggError("engine='dask' writes the release as Parquet files: give out='a new directory'.")
+    if not isinstance(shuffle, (bool, np.bool_)):
+        raise MicroaggError(f"'shuffle' must be True or False; got {shuffle!r}.")
     ddf, meta, files = _read(data)
-    masked, conf, keep, names = column_roles(meta, columns, keep, confidential)
-    needed = [c for c in names if c in masked or c in conf or c in keep]
+    roles = column_roles(as_frame(data).rename(columns=str) if isinstance(data, IN_MEMORY) else meta, columns, keep,
+                         confidential, identifiers, keys, strata)
+    masked, conf, keep, names = roles.masked, roles.confidential, roles.kept, roles.names
+    uncovered = [c for c in roles.keys if c not in roles.strata]
+    if uncovered:
+        raise MicroaggError(f"with engine='dask' every key column must also be a stratum (strata={roles.keys}), so "
+                            f"that each partition written is checked whole; {uncovered} are not.")
+    released = [c for c in names if c in masked or c in conf or c in keep]
+    needed = [c for c in names if c in released or c in roles.strata]
     if files is not None:
         _check_files(*files, needed)
     ddf = ddf[needed]
@@ -287,11 +310,16 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                                      progress, "sample", timings))
         qi = Standardizer(std.mean[:dq], std.sd[:dq])
         sst = float((m2[:dq] / qi.sd ** 2).sum())  # of the masked z-scores; a constant column (sd 1) adds 0
-        plan = build_plan(Xs, qi, n, B)
-        counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
-                                 "blocks", timings), axis=0)
-        plan = plan.merged(counts, k)
-        block_sizes = np.bincount(plan.block_of_leaf, weights=counts).astype(np.int64)
+        if roles.strata:  # every stratum one block (module docstring, step 4)
+            plan = _strata_plan(_compute(client, [dask.delayed(_strata_count)(p, roles.strata) for p in parts],
+                                         progress, "strata", timings), roles.strata, k, B)
+            block_sizes = plan.sizes
+        else:
+            plan = build_plan(Xs, qi, n, B)
+            counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
+                                     "blocks", timings), axis=0)
+            plan = plan.merged(counts, k)
+            block_sizes = np.bincount(plan.block_of_leaf, weights=counts).astype(np.int64)
         dld_blocks = _dld_blocks(block_sizes, dld_sample, seed)
 
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
@@ -302,17 +330,22 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         rows = max(B, min(PARTITION_ROWS, math.ceil(n / (4 * threads))))
         shuffled = routed.set_index(BLOCK, divisions=_divisions(block_sizes, rows))
         fs.makedirs(root, exist_ok=True)
-        job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, needed, top,
-                   fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks))
+        job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, released, top,
+                   fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks), shuffle_seed if shuffle else None,
+                   roles.keys)
         stats = _compute(client, [dask.delayed(_release)(p, i, job) for i, p in enumerate(shuffled.to_delayed())],
                          progress, "release", timings)
         address = client.scheduler.address
 
     table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
-                    [c for c in names if c not in needed], address, method, aggregation)
+                    [c for c in names if c not in released], address, method, aggregation)
+    table = pd.concat([table, pd.DataFrame(safety_rows(roles.identifiers, roles.keys, roles.strata, None, False,
+                                                       shuffle))], ignore_index=True)
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked, "keep": keep,
-                   "confidential": conf, "engine": "dask", "block_size": B, "sample_size": int(sample_size),
-                   "dld_sample": int(dld_sample), "seed": int(seed), **mp, **ap}
+                   "confidential": conf, "identifiers": None if identifiers is None else list(roles.identifiers),
+                   "shuffle": bool(shuffle), "engine": "dask", "block_size": B, "sample_size": int(sample_size),
+                   "dld_sample": int(dld_sample), "seed": int(seed), "shuffle_seed": shuffle_seed if shuffle else None,
+                   **mp, **ap}
     return DaskRelease(path=os.fspath(out), files=[s["file"] for s in stats], params=params_used, table=table,
                        standardizer=std, plan=plan, masked=masked, timings=timings)
 
@@ -464,13 +497,52 @@ def _sample(df: pd.DataFrame, i: int, cols: list[str], size: int, seed: int) -> 
     return X[np.sort(np.random.default_rng([seed, i]).choice(len(X), size, replace=False))]
 
 
+@dataclass(frozen=True)
+class StrataPlan:
+    """The blocks of the Dask engine with strata: one block per stratum (a combination of the values of
+    ``columns``, in sorted order), ``sizes`` its records."""
+
+    columns: list[str]
+    strata: pd.MultiIndex
+    sizes: np.ndarray
+
+    @property
+    def n_leaves(self) -> int:
+        return len(self.strata)
+
+    def assign(self, df: pd.DataFrame) -> np.ndarray:
+        """Block id of every row of ``df`` (a frame holding the strata columns)."""
+        return self.strata.get_indexer(pd.MultiIndex.from_frame(df[self.columns])).astype(np.int64)
+
+
+def _strata_count(df: pd.DataFrame, strata: list[str]) -> pd.Series:
+    return df.groupby(strata, dropna=False).size()
+
+
+def _strata_plan(counts: list[pd.Series], strata: list[str], k: int, B: int) -> StrataPlan:
+    """One block per stratum; a stratum of fewer than k or more than B records is refused, named."""
+    total = pd.concat(counts).groupby(level=list(range(len(strata))), dropna=False).sum().sort_index()
+    index = pd.MultiIndex.from_frame(total.index.to_frame(index=False))
+    sizes = total.to_numpy(dtype=np.int64)
+    for bad, what in ((sizes < k, f"fewer than k = {k}"), (sizes > B, f"more than block_size B = {B}")):
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            name = ", ".join(f"{c}={v}" for c, v in zip(strata, index[i]))
+            hint = ("merge small categories, lower k or stratify on fewer columns" if what.startswith("fewer") else
+                    "a stratum must fit in one block on this engine: raise block_size or use engine='blocks'")
+            raise MicroaggError(f"stratum {name} has {sizes[i]} records, {what} ({int(bad.sum())} such strata): "
+                                f"{hint}.")
+    return StrataPlan(list(strata), index, sizes)
+
+
 def _count(df: pd.DataFrame, plan: BlockPlan, cols: list[str]) -> np.ndarray:
     return np.bincount(plan.leaves(df[cols].to_numpy(dtype=np.float64)), minlength=plan.n_leaves)
 
 
-def _route(df: pd.DataFrame, plan: BlockPlan, cols: list[str], offset: int) -> pd.DataFrame:
+def _route(df: pd.DataFrame, plan: BlockPlan | StrataPlan, cols: list[str], offset: int) -> pd.DataFrame:
     """The partition with its block id and global row number (input order) as two more columns."""
-    return df.assign(**{BLOCK: plan.assign(df[cols].to_numpy(dtype=np.float64)),
+    block = plan.assign(df) if isinstance(plan, StrataPlan) else plan.assign(df[cols].to_numpy(dtype=np.float64))
+    return df.assign(**{BLOCK: block,
                         ROW: np.arange(offset, offset + len(df), dtype=np.int64)})
 
 
@@ -488,12 +560,14 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
     Zq = Z[:, :dq]
     Zp = get_method("aggregate", job.aggregation).func(Zq, labels, **job.aggregation_params)
     V = _tidy(job.qi.inverse(Zp), job.top[:dq])
-    an = k_anonymity(V, job.k)
+    an = k_anonymity(np.column_stack([key_codes(df, job.keys), V]), job.k)  # whole strata, so whole key classes
     if not an["k_anonymous"]:
         raise MicroaggError(f"internal check failed: partition {i} has an equivalence class of {an['min_class']} < "
                             f"k = {job.k} records; no release was made.")
     out = pd.DataFrame({c: V[:, job.masked.index(c)] if c in job.masked else df[c].to_numpy()
                         for c in job.columns_out})
+    if job.shuffle_seed is not None:  # rows of a file otherwise follow the input order within each block
+        out = out.iloc[np.random.default_rng([job.shuffle_seed, i]).permutation(len(out))]
     path = f"{job.out}/part-{i:05d}.parquet"
     with fsspec.open(path, "wb") as f:
         out.to_parquet(f, index=False)
@@ -603,7 +677,11 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
     add("engine", f"dask ({address}); {method} + {aggregation} inside blocks", "", "", "README, Scaling out")
     add("records", n, "records", "", "")
     add("block size B", B, "records", "", "microagg.partition.blocks")
-    add("tree leaves (routed by a sample)", plan.n_leaves, "leaves", "", f"split tree of {n_sample} sampled records")
+    if isinstance(plan, StrataPlan):
+        add("strata (one block each)", plan.n_leaves, "strata", "", ", ".join(plan.columns))
+    else:
+        add("tree leaves (routed by a sample)", plan.n_leaves, "leaves", "", f"split tree of {n_sample} sampled "
+            "records")
     add("blocks", len(final), "blocks", "", f"{len(block_sizes)} routed blocks (leaves < k merged), "
         "those above B split exactly")
     add("smallest block", int(final.min()), "records", "", "")

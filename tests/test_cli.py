@@ -1,6 +1,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 
 from microagg import load_dataset
@@ -13,7 +14,7 @@ def test_run_writes_the_release_and_prints_the_report(tmp_path, capsys):
                  "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "IL" in printed and "k-anonymous" in printed
-    rel = pd.read_csv(out, index_col=0)
+    rel = pd.read_csv(out)
     assert rel.shape == (1080, 13)
 
 
@@ -75,10 +76,10 @@ def test_run_with_roles(tmp_path, capsys):
     out = tmp_path / "release.csv"
     assert main(["run", "--dataset", "census", "--k", "3", "--method", "hmpfsom", "--confidential",
                  "STATETAX,TAXINC,POTHVAL,INTVAL,PEARNVAL,FICA,WSALVAL,ERNVAL", "--param", "scaling=minmax",
-                 "--param", "c=2", "--out", str(out)]) == 0
+                 "--param", "c=2", "--no-shuffle", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "columns confidential (unchanged)" in printed and "STATETAX, TAXINC" in printed
-    rel = pd.read_csv(out, index_col=0)
+    rel = pd.read_csv(out)
     census = load_dataset("census")
     assert rel.shape == (1080, 13) and (rel["FICA"] == census["FICA"]).all()
     assert main(["run", "--dataset", "census", "--k", "3", "--method", "hmpfsom"]) == 2
@@ -93,3 +94,28 @@ def test_reproduce_prints_a_table_summary_when_it_has_one(monkeypatch, capsys):
     monkeypatch.setitem(cli.REPRODUCIBLE, "hmpfsom", lambda: table)
     assert main(["reproduce", "hmpfsom"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("the pattern holds")
+
+
+def test_run_withholds_identifiers_checks_keys_in_strata_and_shuffles_by_seed(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"member_id": range(60), "region": ["n", "s", "e"] * 20, "x": rng.normal(size=60),
+                  "y": rng.normal(size=60)}).to_csv(src, index=False)
+    runs = []
+    for i, extra in enumerate((["--seed", "4"], ["--seed", "4"], ["--no-shuffle"])):
+        out = tmp_path / f"out{i}.csv"
+        assert main(["run", "--input", str(src), "--k", "3", "--keys", "region", "--strata", "region",
+                     "--out", str(out), *extra]) == 0
+        runs.append(pd.read_csv(out))
+        captured = capsys.readouterr()
+        assert "member_id (its name marks an identifier)" in captured.err
+    assert list(runs[0].columns) == ["region", "x", "y"]
+    assert runs[0].equals(runs[1]) and not runs[0].equals(runs[2])
+    assert runs[0].groupby(["region", "x", "y"]).size().min() >= 3
+    assert (runs[2]["region"] == ["n", "s", "e"] * 20).all()
+    out = tmp_path / "ids.csv"
+    assert main(["run", "--input", str(src), "--k", "3", "--identifiers", "", "--columns", "x,y", "--keep",
+                 "member_id", "--out", str(out)]) == 0
+    assert sorted(pd.read_csv(out)["member_id"]) == list(range(60))
+    assert main(["run", "--input", str(src), "--k", "3", "--identifiers", "x", "--columns", "x,y"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: columns ['x'] are listed in")

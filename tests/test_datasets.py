@@ -60,14 +60,15 @@ def test_list_and_errors():
     ("tarragona", {}, None),
     ("eia", {"variant": "abidi"}, ["MONTH", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE",
                                      "INDSALES"]),
-    ("eia", {}, ["UTILITYID", "RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE", "INDSALES"]),
+    ("eia", {}, ["RESREVENUE", "RESSALES", "COMREVENUE", "COMSALES", "INDREVENUE", "INDSALES"]),
 ])
 def test_abidi_role_split(name, kwargs, qi):
     df = ma.load_dataset(name, **kwargs)
     roles = ma.dataset_roles(name, **kwargs)
     assert df.attrs["roles"] == roles
-    assert len(roles["qi"]) == {"census": 5, "tarragona": 5, "eia": 7}[name]
-    assert roles["qi"] + roles["confidential"] == list(df.columns)
+    assert len(roles["qi"]) == {"census": 5, "tarragona": 5, "eia": 7 - len(roles["identifiers"])}[name]
+    assert sorted(roles["qi"] + roles["confidential"] + roles["identifiers"]) == sorted(df.columns)
+    assert roles["identifiers"] == (["UTILITYID"] if name == "eia" and not kwargs else [])
     if qi is not None:
         assert roles["qi"] == qi
     if name == "census":
@@ -79,6 +80,8 @@ def test_role_split_is_an_argument():
     assert df.attrs["roles"]["qi"] == ["AGI", "FEDTAX"] and len(df.attrs["roles"]["confidential"]) == 11
     assert df.shape == (1080, 13)
     assert ma.dataset_roles("eia", variant="abidi", qi="MONTH")["qi"] == ["MONTH"]
+    named = ma.dataset_roles("eia", qi=["UTILITYID", "RESSALES"])  # named a QI, the identifier is one
+    assert named["qi"] == ["UTILITYID", "RESSALES"] and named["identifiers"] == []
     for bad, fragment in ((["zz"], "not in the data"), ([], "some but not all"), (["AGI", "AGI"], "each once"),
                           (list(ma.load_dataset("census").columns), "some but not all")):
         with pytest.raises(ma.MicroaggError, match=fragment):
@@ -92,7 +95,7 @@ def test_role_split_is_an_argument():
 def test_abidi_worked_examples():
     sal = ma.load_dataset("abidi_salary")
     assert sal.shape == (13, 3) and sal.loc[13, "Salary"] == 3800 and sal.index[0] == 1
-    assert ma.dataset_roles("abidi_salary") == {"qi": ["ZIP", "Age"], "confidential": ["Salary"]}
+    assert ma.dataset_roles("abidi_salary") == {"qi": ["ZIP", "Age"], "confidential": ["Salary"], "identifiers": []}
     dis = ma.load_dataset("abidi_disease")
     assert dis.shape == (12, 3) and dis["Disease"].value_counts().to_dict() == {
         "Cancer": 5, "Viral Infection": 4, "Heart Disease": 3}

@@ -25,7 +25,7 @@ def test_cli_command_rebuilds_the_release(tmp_path, monkeypatch):
     assert argv[:4] == ["python", "-m", "microagg", "run"]
     monkeypatch.chdir(tmp_path)
     assert main(argv[3:]) == 0
-    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
 
 
@@ -38,7 +38,7 @@ def test_recipes_carry_the_confidential_columns(tmp_path, monkeypatch):
     assert argv[argv.index("--confidential") + 1] == "STATETAX,TAXINC"
     monkeypatch.chdir(tmp_path)
     assert main(argv[3:]) == 0
-    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
 
 
@@ -53,7 +53,7 @@ def test_recipes_carry_the_block_engine(tmp_path, monkeypatch):
     exec(code, scope)  # noqa: S102 - the snippet is ours
     pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
     assert main(argv[3:]) == 0
-    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
 
 
@@ -66,3 +66,23 @@ def test_per_record_arrays_are_named_not_printed():
     cli = recipe.cli_command(rel.params, ["--dataset", "census"])
     assert "w=" not in cli and cli.endswith("# w per record: only through the Python API")
     assert "--param alpha=0.5" in cli  # the scalar parameters are still passed
+
+
+def test_recipes_carry_keys_strata_identifiers_and_the_shuffle_seed(tmp_path, monkeypatch):
+    df = ma.load_dataset("eia")
+    rel = ma.microaggregate(df, 5, columns=["RESREVENUE", "RESSALES"], keys=["UTILITYID"], strata=["UTILITYID"])
+    code = recipe.python_snippet(rel.params, "ma.load_dataset('eia')")
+    assert "keys=['UTILITYID']" in code and f"seed={rel.params['shuffle_seed']}" in code
+    monkeypatch.chdir(tmp_path)
+    scope = {}
+    exec(code, scope)  # noqa: S102 - the snippet is ours
+    pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
+    argv = shlex.split(recipe.cli_command(rel.params, ["--dataset", "eia"]))
+    assert main(argv[3:]) == 0
+    out = pd.read_csv(tmp_path / "release.csv")
+    assert (out.to_numpy() == rel.protected.to_numpy()).all()
+    plain = ma.microaggregate(df, 5, identifiers=[], shuffle=False)
+    code = recipe.python_snippet(plain.params, "df")
+    assert "identifiers=[]" in code and "shuffle=False" in code and "seed=" not in code
+    argv = shlex.split(recipe.cli_command(plain.params, ["--dataset", "eia"]))
+    assert argv[argv.index("--identifiers") + 1] == "" and "--no-shuffle" in argv

@@ -67,7 +67,7 @@ def test_dask_release_equals_the_block_engine_on_the_same_blocks(client, data, t
     blocks = rel.plan.assign(data[COLS].to_numpy())
     ref = ma.microaggregate(data, 3, engine="blocks", block_size=200, blocks=blocks, columns=COLS,
                             keep=["id", "region"])
-    want = ref.protected
+    want = ref.in_input_order()
     assert list(got.columns) == ["id", "a", "b", "c", "d", "region"]
     assert got["id"].tolist() == want["id"].tolist() and got["region"].tolist() == want["region"].tolist()
     dask_groups = pd.factorize(pd.MultiIndex.from_frame(got[COLS]))[0]
@@ -101,7 +101,7 @@ def test_b_at_least_n_gives_the_single_machine_mdav(client, data, tmp_path):
     got = released(rel)
     one = ma.microaggregate(data, 3, columns=COLS)
     assert same_partition(pd.factorize(pd.MultiIndex.from_frame(got[COLS]))[0], one.labels)
-    np.testing.assert_allclose(got[COLS].to_numpy(), one.protected[COLS].to_numpy(), rtol=1e-12)
+    np.testing.assert_allclose(got[COLS].to_numpy(), one.in_input_order()[COLS].to_numpy(), rtol=1e-12)
     assert summary(rel)["blocks"] == 1
 
 
@@ -219,3 +219,41 @@ def test_default_local_cluster_through_the_cli(data, tmp_path, capsys):
     written = re.search(r"^\s*partitions written\s+all\s+(\d+)\s+files\s", report, re.M)
     assert files and written and int(written.group(1)) == len(files)
     assert len(pd.concat([pd.read_parquet(f) for f in files])) == len(data)
+
+
+def test_identifiers_are_withheld_rows_shuffled_and_keys_refused(client, data, tmp_path):
+    kw = dict(scheduler=client, block_size=300, keep=["region"])
+    rel = microaggregate_dask(data, 3, out=tmp_path / "s", **kw)
+    plain = microaggregate_dask(data, 3, out=tmp_path / "p", shuffle=False, **kw)
+    assert rel.masked == COLS and "id" not in rel.protected.columns
+    assert summary(rel)["identifiers (not released)"].startswith("id (")
+    for a, b in zip(rel.files, plain.files):
+        mine, theirs = pd.read_parquet(a), pd.read_parquet(b)
+        assert not mine.equals(theirs)  # the same rows in another order
+        pd.testing.assert_frame_equal(mine.sort_values([*COLS, "region"]).reset_index(drop=True),
+                                      theirs.sort_values([*COLS, "region"]).reset_index(drop=True))
+    assert isinstance(rel.params["shuffle_seed"], int) and plain.params["shuffle_seed"] is None
+    again = [microaggregate_dask(data, 3, out=tmp_path / f"seed{i}", seed=3, **kw) for i in range(2)]
+    for a, b in zip(again[0].files, again[1].files):
+        pd.testing.assert_frame_equal(pd.read_parquet(a), pd.read_parquet(b))
+    with pytest.raises(ma.MicroaggError, match="every key column must also be a stratum"):
+        microaggregate_dask(data, 3, out=tmp_path / "k", keys=["region"], **kw)
+
+
+def test_strata_are_the_blocks_and_keys_stay_k_anonymous(client, data, tmp_path):
+    small = data.iloc[:900]
+    rel = microaggregate_dask(small, 3, scheduler=client, out=tmp_path / "s", block_size=800, columns=COLS,
+                              keys=["region"], strata=["region"])
+    got = rel.protected.compute()
+    assert got.groupby(["region", *COLS]).size().min() >= 3 and summary(rel)["k-anonymous"]
+    assert sorted(got["region"]) == sorted(small["region"]) and summary(rel)["strata (one block each)"] == 2
+    ref = ma.microaggregate(small, 3, engine="blocks", block_size=800, columns=COLS, keys=["region"],
+                            strata=["region"], shuffle=False)
+    np.testing.assert_allclose(np.sort(got[COLS].to_numpy(), axis=0), np.sort(ref.protected[COLS].to_numpy(), axis=0),
+                               rtol=1e-12)
+    with pytest.raises(ma.MicroaggError, match=r"stratum region=north has \d+ records, more than block_size B = 300"):
+        microaggregate_dask(small, 3, scheduler=client, out=tmp_path / "b", block_size=300, columns=COLS,
+                            keys=["region"], strata=["region"])
+    tiny = small.iloc[:40].assign(region=["north"] * 38 + ["south"] * 2)
+    with pytest.raises(ma.MicroaggError, match="stratum region=south has 2 records, fewer than k = 3"):
+        microaggregate_dask(tiny, 3, scheduler=client, out=tmp_path / "t", columns=COLS, strata=["region"])

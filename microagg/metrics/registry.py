@@ -79,6 +79,7 @@ DOCS: dict[str, str] = {
     "DLD": "docs/metrics.md §4.6b", "DLD lowest index": "docs/metrics.md §4.6a", "DLD 1st": "docs/metrics.md §4.6c",
     "DLD 2nd": "docs/metrics.md §4.6c", "DLD 1st or 2nd": "docs/metrics.md §4.6c", "SDID": _SDID, "ID": _SDID,
     "SL": _SL, "DR (Mortazavi & Jalili 2017)": _SI_MJ, "SI (Mortazavi & Jalili 2017)": _SI_MJ,
+    "exact cells": "docs/metrics.md §4.14", "exact records": "docs/metrics.md §4.14",
     "sign test N": _SIGN, "sign test W": _SIGN, "sign test p": _SIGN,
 }
 
@@ -158,7 +159,13 @@ METRICS: tuple[Metric, ...] = (
                                                                      "reading)",
        "Share of original values within p % of the sd of their own masked value.", ("p",)),
     _m("RLD", "Record linkage on the key variables", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7",
-       "DLD (expected) using only the key variables an intruder knows.", ("keys",)),
+       "DLD (expected) using only the key variables an intruder knows (within each class of a release's key "
+       "columns, which are released unmasked).", ("keys",)),
+    _m("exact cells", "Cells published exactly", "risk", "%", LOWER, "docs/metrics.md §4.14",
+       "Share of masked cells whose released value equals the original, as published (e.g. the median of a group "
+       "of odd size is one member's own value).", per_attribute=True),
+    _m("exact records", "Records with a cell published exactly", "risk", "%", LOWER,
+       "docs/metrics.md §4.14", "Share of records with at least one masked cell equal to its original."),
     _m("SL", "Satisfaction level", "privacy", "%", HIGHER, "Mortazavi & Jalili 2017, Eq. 13",
        "Weighted share of values at least Δ away from their original (owners' wishes met).",
        ("delta", "relative", "w", "w_seed"), per_attribute=True),

@@ -39,6 +39,9 @@ def _frames(original, protected) -> tuple[np.ndarray, np.ndarray, list[str]]:
         if missing:
             raise MicroaggError(f"protected: columns {missing} of the original data are missing; pass the same "
                                 "columns to both (e.g. original[protected.columns]).")
+        if protected.attrs.get("row order") == "shuffled":
+            raise MicroaggError("protected: the rows of this release are shuffled, so they do not pair with the "
+                                "original's; pass rel.in_input_order() (or use rel.report()).")
         prot = protected.rename(columns=str)
         if isinstance(original, pd.DataFrame) and len(prot) == len(orig) and not prot.index.equals(orig.index):
             raise MicroaggError("original and protected must hold the same records in the same order; "
@@ -74,12 +77,14 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
                            per_attribute=per_attribute, **params)
 
 
-def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None,
+def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None, key_classes=None,
                     **params) -> pd.DataFrame:
     """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
     (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
     release's own z-scores, so its metrics are computed before the released values are rounded, and with
-    ``Zc``, the z-scores of confidential columns released unchanged, on which SSE_i is then computed."""
+    ``Zc``, the z-scores of confidential columns released unchanged, on which SSE_i is then computed, and
+    ``key_classes``, the class of every record on the key columns released unmasked: RLD then links every
+    record only within its class."""
     prm = _resolve(params)
     X, Xp = pair(X, Xp)
     Z, Zp = pair(Z, Zp, ("original z-scores", "protected z-scores"))
@@ -143,8 +148,15 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     id_ = risk.interval_disclosure(Z, Zp, np.arange(n), p)
     add("ID", id_)
     keys = columns(prm["keys"], d, names, "keys")
-    rld = link.dld("expected") if len(keys) == d else risk.Linkage(Z, Zp, keys).dld("expected")
+    if key_classes is not None:
+        rld = float(100.0 * risk.blocked_credit(Z, Zp, np.asarray(key_classes), keys).mean())
+    else:
+        rld = link.dld("expected") if len(keys) == d else risk.Linkage(Z, Zp, keys).dld("expected")
     add("RLD", rld)
+    cells, records = risk.exact_cells(X, Xp)
+    add("exact cells", cells)
+    add_each("exact cells", 100.0 * (X == Xp).mean(axis=0))
+    add("exact records", records)
 
     # privacy
     sl, sl_t = privacy.satisfaction(Z, Zp, prm["delta"], prm["w"], prm["relative"], prm["w_seed"])

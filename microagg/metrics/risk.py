@@ -155,6 +155,27 @@ class Linkage:
         return float(100.0 * self.credit(rule).mean())
 
 
+def blocked_credit(Z: np.ndarray, Zp: np.ndarray, classes: np.ndarray, keys: np.ndarray | None = None,
+                   rule: str = "expected") -> np.ndarray:
+    """:meth:`Linkage.credit` when the intruder also knows released key columns exactly: each record is linked
+    only among the records of its key class ``classes`` (one id per record), on the columns ``keys``."""
+    out = np.empty(len(Z))
+    order = np.argsort(classes, kind="stable")
+    for rows in np.split(order, np.cumsum(np.bincount(classes))[:-1]):
+        if len(rows):
+            out[rows] = Linkage(Z[rows], Zp[rows], keys).credit(rule)
+    return out
+
+
+def exact_cells(X, Xp) -> tuple[float, float]:
+    """Exact disclosure, in %: the share of masked cells published equal to their original value, and the share
+    of records with at least one such cell (docs/metrics.md). ``X``, ``Xp``: original and released values in the
+    original units, as published."""
+    X, Xp = pair(X, Xp)
+    exact = X == Xp
+    return float(100.0 * exact.mean()), float(100.0 * exact.any(axis=1).mean())
+
+
 def check_rule(rule: str) -> str:
     if rule not in RULES:
         raise MicroaggError(f"'rule' must be one of {RULES}; got {rule!r}.")

@@ -4,6 +4,7 @@ import pytest
 import microagg as ma
 from microagg import metrics, published
 from microagg.cli import reproduce_dld
+from microagg.metrics.risk import blocked_credit, exact_cells
 
 # Six records on a line, grouped {0, 1, 9} (mean 10/3) and {2, 6, 8} (mean 16/3): records 2 and 5
 # are nearer to the other group's masked value than to their own.
@@ -201,3 +202,22 @@ def test_chettri_table4_k10_inconsistency_is_what_the_docs_say():
     assert published.CHETTRI_DLD["tarragona"][3] == published.CHETTRI_IL["MDAV"]["eia"][3]
     for note in ("20.134", "20.0 %", "3.839", "whole number"):
         assert note in published.CHETTRI_DLD_NOTE
+
+
+def test_exact_cells_counts_cells_and_records_published_as_they_were():
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    Xp = np.array([[1.0, 2.5], [3.0, 4.0], [5.5, 6.5], [7.0 + 1e-9, 8.0]])
+    assert exact_cells(X, Xp) == (pytest.approx(100 * 4 / 8), pytest.approx(100 * 3 / 4))
+    assert exact_cells(X, X + 1) == (0.0, 0.0)
+
+
+def test_blocked_linkage_links_only_within_the_key_classes():
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(30, 2))
+    Zp = Z + rng.normal(scale=0.5, size=Z.shape)
+    classes = np.repeat([0, 1, 2], 10)
+    credit = blocked_credit(Z, Zp, classes, np.array([0]))
+    for c in range(3):
+        rows = classes == c
+        assert credit[rows] == pytest.approx(ma.metrics.linkage(Z[rows], Zp[rows], keys=[0]))
+    assert credit.sum() > ma.metrics.linkage(Z, Zp, keys=[0]).sum()  # knowing the class narrows the search
