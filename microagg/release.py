@@ -23,12 +23,14 @@ import pandas as pd
 
 from .aggregate._labels import check_labels
 from .errors import MicroaggError
+from .io import write_csv
 from .metrics import group_stats, k_anonymity
 from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
 from .partition import check_k
+from .partition._validate import check_int
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
-from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns, standardize
+from .preprocess import Standardizer, as_frame, check_scale, numeric_matrix, select_columns, standardize
 from .preprocess import renormalize as _renormalize
 from .registry import Method, get_method
 
@@ -115,9 +117,11 @@ class Release:
             rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
         return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
 
-    def to_csv(self, path, **kwargs) -> None:
-        """Write the protected table (index included unless ``index=False``)."""
-        self.protected.to_csv(path, **kwargs)
+    def to_csv(self, path=None, spreadsheet_safe: bool = True, **kwargs):
+        """Write the protected table (index included unless ``index=False``) atomically; ``path=None`` returns the
+        text. ``spreadsheet_safe`` prefixes a quote to text cells and column names a spreadsheet would run as
+        formulas (``microagg.io.neutralise``); set it False to write them as they are."""
+        return write_csv(self.protected, path, spreadsheet_safe=spreadsheet_safe, **kwargs)
 
 
 def report_row(metric, value, unit="", direction="", source="", attribute="all") -> dict:
@@ -170,7 +174,7 @@ def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> 
 ENGINES = ("memory", "blocks", "dask")
 
 
-def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean",
+def microaggregate(data, k: int, method: str | None = None, aggregation: str = "mean",
                    columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
                    renormalize: bool = False, method_params: dict | None = None,
                    aggregation_params: dict | None = None, labels=None, confidential: Sequence[str] | None = None,
@@ -178,7 +182,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
                    out=None, scheduler=None, **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
-    ``method`` and ``aggregation`` name registered methods (``microagg.registry``);
+    ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
     their parameters are passed as keywords (or in ``method_params`` /
     ``aggregation_params``). ``columns=None`` masks every numeric column. Columns
     not masked are dropped unless listed in ``keep``, which releases them unchanged.
@@ -188,7 +192,10 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     An aggregation registered with a ``with_report`` hook ((Z, labels, **params) ->
     (Z', rows)) adds its rows to ``report()``. ``labels`` reuses a partition computed
     earlier (e.g. cached by the dashboard) instead of running ``method`` again; it is
-    checked like any other. The input is never modified.
+    checked like any other, and the release records ``method`` and its parameters only if
+    they are given (they are the caller's statement of how ``labels`` were made). The input
+    is never modified. Released values of a group-local aggregation (mean, median) are computed
+    in the original units, exact to float64 rounding; others are destandardized from z-scores.
 
     ``confidential`` names the confidential (sensitive) columns: they are released
     unchanged; a method that uses roles (HM-pfsom) reads them to form its groups,
@@ -207,14 +214,21 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     """
     if engine not in ENGINES:
         raise MicroaggError(f"unknown engine {engine!r}; choose one of {list(ENGINES)}.")
+    if not isinstance(renormalize, (bool, np.bool_)):
+        raise MicroaggError(f"renormalize must be True or False; got {renormalize!r}.")
+    if n_jobs is not None:
+        n_jobs = check_int(n_jobs, 1, "n_jobs must be an integer >= 1 (threads running blocks)")
+    if labels is not None and method is None and (method_params or set(params) - _aggregation_names(aggregation)):
+        raise MicroaggError("method parameters were given with labels= but no method=: name the method that made "
+                            "the labels, or leave its parameters out.")
     if engine == "dask":
         from .scale import microaggregate_dask
 
         if labels is not None or renormalize or n_jobs is not None or blocks is not None:
             raise MicroaggError("engine='dask' computes its own blocks and partition and cannot renormalize: leave "
                                 "'labels', 'renormalize', 'n_jobs' and 'blocks' out.")
-        return microaggregate_dask(data, k, method=method, aggregation=aggregation, columns=columns, keep=keep,
-                                   confidential=confidential, method_params=method_params,
+        return microaggregate_dask(data, k, method=method or "mdav", aggregation=aggregation, columns=columns,
+                                   keep=keep, confidential=confidential, method_params=method_params,
                                    aggregation_params=aggregation_params, out=out, scheduler=scheduler,
                                    block_size=block_size, **params)
     if out is not None or scheduler is not None:
@@ -224,7 +238,10 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
                             "block_size); engine='memory' partitions all records at once.")
     df = as_frame(data)
     k = check_k(k)
-    part, agg, mp, ap = resolve_methods(method, aggregation, params, method_params, aggregation_params)
+    given = labels is not None and method is None  # a partition made elsewhere: no method to record
+    part, agg, mp, ap = resolve_methods(method or "mdav", aggregation, params, method_params, aggregation_params)
+    if given:
+        mp = {}
     if renormalize and agg.extras.get("preserves_moments"):
         raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
                             "preserves every attribute's mean and variance, and rescaling would undo what it "
@@ -233,7 +250,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     X = numeric_matrix(df, masked, min_rows=k)
 
     std = Standardizer.fit(X)
-    Z = std.transform(X)
+    Z = check_scale(X, masked, std)
     engine_info = {"engine": engine}
     if engine == "blocks":
         B = check_block_size(DEFAULT_BLOCK_SIZE if block_size is None else block_size, k)
@@ -245,14 +262,15 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
         labels = _partition(part, df, conf, Z, k, mp, blocks=blocks, block_size=B if blocks is not None else None,
                             n_jobs=n_jobs)
     labels = np.asarray(labels)
-    _check_partition(labels, Z.shape, k, part)
+    _check_partition(labels, Z.shape, k, "given labels" if given else part.name)
     hook = agg.extras.get("with_report")
     Zp, agg_rows = hook(Z, labels, **ap) if hook is not None else (agg.func(Z, labels, **ap), [])
     if renormalize:
         Zp = _renormalize(Zp)
-    V = _tidy(std.inverse(Zp))
+    V = release_values(X, Zp, labels, agg, ap, std, exact=not renormalize)
     anonymity = k_anonymity(V, k)
-    if part.record_level and not anonymity["k_anonymous"]:
+    method = "given labels" if given else (method or "mdav")
+    if labels.ndim == 1 and not anonymity["k_anonymous"]:
         raise MicroaggError(f"internal check failed: the masked rows of method '{method}' are not {k}-anonymous "
                             f"(smallest class {anonymity['min_class']}); no release was made.")
     if not anonymity["k_anonymous"]:
@@ -280,8 +298,16 @@ def resolve_methods(method: str, aggregation: str, params: dict, method_params: 
     part = get_method("partition", method)
     agg = get_method("aggregate", aggregation)
     mp, ap = split_params(part, agg, params)
+    for where, direct, extra in (("method_params", mp, method_params), ("aggregation_params", ap, aggregation_params)):
+        both = sorted(set(direct) & set(extra or {}))
+        if both:
+            raise MicroaggError(f"parameter(s) {both} given both as keywords and in {where}: give each once.")
     return (part, agg, part.resolve({**mp, **(method_params or {})}),
             agg.resolve({**ap, **(aggregation_params or {})}))
+
+
+def _aggregation_names(aggregation: str) -> set[str]:
+    return {p.name for p in get_method("aggregate", aggregation).params}
 
 
 def column_roles(df: pd.DataFrame, columns, keep, confidential) -> tuple[list[str], list[str], list[str], list[str]]:
@@ -348,20 +374,24 @@ def pooled_labels(labels: np.ndarray) -> np.ndarray:
     return (labels + offsets).ravel()
 
 
-def _tidy(V: np.ndarray, top: np.ndarray | None = None) -> np.ndarray:
-    """Round away the z-score round trip's noise (368.0000000000009 -> 368.0): 12 significant digits
-    relative to each column's largest magnitude ``top`` (default: of ``V``). Identical rows stay identical."""
-    if top is None:
-        top = np.abs(V).max(axis=0) if V.size else np.zeros(V.shape[1])
-    digits = np.where(top > 0, 11 - np.floor(np.log10(np.where(top > 0, top, 1.0))), 0).astype(int)
-    return np.column_stack([np.round(V[:, t], digits[t]) for t in range(V.shape[1])]) if V.size else V
+def release_values(X: np.ndarray, Zp: np.ndarray, labels: np.ndarray, agg: Method, params: dict,
+                   std: Standardizer, exact: bool = True) -> np.ndarray:
+    """Released values in original units. A group-local aggregation (mean, median) commutes with the affine
+    standardization (Mortazavi & Jalili 2017, Eq. 6), so with ``exact`` it is applied to ``X`` itself, each
+    column divided by its largest magnitude against overflow: exact to float64 rounding at any magnitude.
+    Otherwise ``Zp`` is destandardized."""
+    if not (exact and agg.group_local):
+        return std.inverse(Zp)
+    scale = np.abs(X).max(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    return agg.func(X / scale, labels, **params) * scale
 
 
-def _check_partition(labels: np.ndarray, shape: tuple[int, int], k: int, method: Method) -> None:
+def _check_partition(labels: np.ndarray, shape: tuple[int, int], k: int, method: str) -> None:
     """Refuse labels that are not a partition of the records (``check_labels``) or have a group smaller than k
     (a release would not be k-anonymous)."""
     lab = check_labels(labels, shape[0], d=shape[1])
     smallest = min(np.bincount(col).min() for col in (lab.T if lab.ndim == 2 else [lab]))
     if smallest < k:
-        raise MicroaggError(f"method '{method.name}' produced a group of {smallest} < k = {k} records; "
+        raise MicroaggError(f"method '{method}' produced a group of {smallest} < k = {k} records; "
                             "no release was made.")

@@ -256,12 +256,12 @@ PARAMS = (
           "Mortazavi & Jalili 2017, §5.1"),
     Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1) (an (n, d) or (n,) array "
           "through the Python API)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
-          high_open=True,
-          array_ok=True),
+          high_open=True, array_ok=True, only_with=(("weights", ("given",)),)),
     Param("weights", "choice", "given", "'given': use w; 'random': Mortazavi & Jalili 2017, Table 3's uniform "
                                         "random weights "
           "(MATLAB rng(w_seed); rand(n, d))", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS),
-    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seed 1)", low=0),
+    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seed 1)", low=0,
+          only_with=(("weights", ("random",)),)),
     Param("solver", "choice", "dual", "'dual': certified Lagrangian dual method (milliseconds); 'trust-constr': "
           "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS),
 )
