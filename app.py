@@ -15,7 +15,9 @@ import streamlit as st
 
 import microagg as ma
 from microagg import plots, recipe
+from microagg.advice import scale_hint
 from microagg.explore import risk_utility, satisfaction_grid, satisfaction_over_alpha
+from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import PRIVACY_KEYS, breaches, resolve_weights, sl_arguments
 from microagg.metrics.risk import RULE_TITLES, RULES
@@ -154,10 +156,16 @@ def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
                  "Use the command line (python -m microagg run --input ...) for larger files.")
         st.stop()
     try:
-        df = pd.read_csv(up)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        st.error(f"Cannot read {up.name} as CSV: {exc}")
+        table = read_csv(up, name=up.name)
+    except ma.MicroaggError as exc:
+        st.error(str(exc))
         st.stop()
+    df = table.data
+    for note in table.notes:
+        (st.warning if "is text" in note else st.info)(note)
+    if table.text_columns:
+        st.warning(f"Text column(s) {', '.join(table.text_columns)} cannot be masked: they are dropped from the "
+                   "release unless you list them under 'Columns to release unmasked'.")
     if len(df) > MAX_RECORDS:
         st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
                  "Use the command line for larger files.")
@@ -166,15 +174,16 @@ def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
 
 
 def per_record(upload, n: int, d: int) -> np.ndarray:
-    """Values of an uploaded CSV (header row) as an (n,) or (n, d) float array; ValueError says what is wrong."""
+    """Values of an uploaded CSV (header row) as an (n, 1) (one per record) or (n, d) float array; ValueError says
+    what is wrong."""
     try:
-        values = pd.read_csv(upload).to_numpy(dtype=float)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        values = read_csv(upload, name=upload.name).data.to_numpy(dtype=float)
+    except (ma.MicroaggError, ValueError) as exc:
         raise ValueError(f"cannot read {upload.name} as numbers: {exc}") from None
     if values.shape[0] != n or values.shape[1] not in (1, d):
         raise ValueError(f"{upload.name} has {values.shape[0]} rows and {values.shape[1]} columns; expected {n} rows "
                          f"and 1 or {d} columns (one value per record, or one per masked attribute).")
-    return values[:, 0] if values.shape[1] == 1 else values
+    return values
 
 
 def overall(table: pd.DataFrame) -> pd.Series:
@@ -218,11 +227,11 @@ with st.sidebar:
                                       help="Sensitive attributes: released unchanged, and used by this method to "
                                            "keep every group diverse. The other masked columns are the "
                                            "quasi-identifiers.")
-    mparams = {p.name: widget(p, f"p-{part.name}-{p.name}") for p in part.params}
+    mparams = part.active({p.name: widget(p, f"p-{part.name}-{p.name}") for p in part.params})
     aggs = {m.title: m for m in methods("aggregate")}
     agg = aggs[st.selectbox("Aggregation", list(aggs), key="aggregation")]
     st.caption(f"{agg.summary} — {agg.source}")
-    aparams = {p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params}
+    aparams = agg.active({p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params})
     for p in agg.params:
         if p.array_ok:
             upload = st.file_uploader(f"{p.name} per record (optional CSV, one value per record, or one column per "
@@ -244,6 +253,9 @@ with st.sidebar:
 if not columns:
     st.warning("Select at least one numeric column to mask.")
     st.stop()
+hint = scale_hint(len(df), len(columns) - len(confidential), part.name)
+if hint:
+    st.info(f"This may take long: {hint}")
 if k > len(df):
     st.error(f"k = {k} is larger than the number of records ({len(df)}): no group of {k} records can be formed. "
              "Lower k.")
@@ -268,8 +280,10 @@ except ma.MicroaggError as exc:
 
 values = overall(report)
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Information loss (IL)", f"{float(values['IL']):.3f} %", help="100·SSE/SST on z-scores (Chettri, Paul & "
-                                                                        "Dutta, Eq. 4)")
+il = float(values["IL"])
+c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
+          help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is identical "
+               "(SST = 0).")
 c2.metric("Groups", int(report.loc[report["metric"] == "groups", "value"].iloc[0]))
 c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
           help="Released rows identical on all masked columns; k-anonymity needs at least k.")
@@ -437,9 +451,10 @@ with tab_release:
     st.dataframe(protected, height=320, width="stretch")
     d1, d2 = st.columns(2)
     # the files are written when a button is clicked, not on every re-run
-    d1.download_button("Download the release (CSV)", lambda: protected.to_csv(index=False).encode(),
+    # text cells a spreadsheet would run as formulas get a leading quote (microagg.io.neutralise)
+    d1.download_button("Download the release (CSV)", lambda: write_csv(protected, index=False).encode(),
                        file_name="release.csv", mime="text/csv")
-    d2.download_button("Download the report (CSV)", lambda: report.to_csv(index=False).encode(),
+    d2.download_button("Download the report (CSV)", lambda: write_csv(report, index=False).encode(),
                        file_name="report.csv", mime="text/csv")
     st.subheader("Report")
     st.dataframe(report.astype({"value": str}), hide_index=True, width="stretch")

@@ -66,8 +66,12 @@ def _typed(params: dict[str, str], method: str, aggregation: str) -> dict:
     out = {}
     for name, raw in params.items():
         spec = specs.get(name)
-        if spec is None or spec.type in ("choice", "array"):
-            out[name] = raw  # unknown names are reported by microaggregate
+        if spec is None:
+            raise MicroaggError(f"--param {name}: not a parameter of method '{method}' nor of aggregation "
+                                f"'{aggregation}' (see 'python -m microagg methods'); options of the release have "
+                                "flags of their own, e.g. --renormalize.")
+        if spec.type in ("choice", "array"):
+            out[name] = raw
         elif spec.type == "bool":
             if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
                 raise MicroaggError(f"--param {name} must be true or false; got {raw!r}.")

@@ -27,7 +27,7 @@ from .errors import MicroaggError
 DELIMITERS = (",", ";", "\t")
 MISSING = frozenset({"", "NA", "N/A", "NaN", "nan", "NULL", "null"})
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # cells a spreadsheet reads as a formula
-_PLAIN = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_PLAIN = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?i:inf(?:inity)?)"
 _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 
 
@@ -80,7 +80,8 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
         data[c], note = _column(records[c], c, decimal)
         if note:
             notes.append(note)
-    if decimal == "," and any(pd.api.types.is_numeric_dtype(v) for v in data.values()):
+    if decimal == "," and any(pd.api.types.is_numeric_dtype(v) and records[c].str.contains(",", regex=False).any()
+                              for c, v in data.items()):
         notes.insert(0, f"{name}: {_DELIMITER_NAMES[delimiter]}-separated with decimal commas (1,5 read as 1.5).")
     return CsvTable(pd.DataFrame(data), delimiter, decimal, tuple(notes))
 
@@ -161,7 +162,7 @@ def _number_pattern(decimal: str, grouped: bool) -> str:
     d, t = re.escape(decimal), re.escape("." if decimal == "," else ",")
     if grouped:
         return rf"[+-]?\d{{1,3}}(?:{t}\d{{3}})+(?:{d}\d+)?"
-    return rf"[+-]?(?:\d+(?:{d}\d*)?|{d}\d+)(?:[eE][+-]?\d+)?"
+    return rf"[+-]?(?:\d+(?:{d}\d*)?|{d}\d+)(?:[eE][+-]?\d+)?|[+-]?(?i:inf(?:inity)?)"
 
 
 def _decimal(records: pd.DataFrame, delimiter: str) -> str:

@@ -42,8 +42,12 @@ def select_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> li
     dup = sorted({c for c in names if names.count(c) > 1})
     if dup:
         raise MicroaggError(f"duplicate column names {dup}: rename them so that every column is unique.")
+    complex_ = [str(c) for c in df.columns if pd.api.types.is_complex_dtype(df[c])]
+    if complex_ and (columns is None or set(complex_) & set([columns] if isinstance(columns, str) else columns)):
+        raise MicroaggError(f"columns {complex_} hold complex numbers: microaggregation needs real numbers. "
+                            "Split them into real and imaginary parts (two columns) if both matter, or drop them.")
     if columns is None:
-        cols = [str(c) for c in df.columns if _is_numeric(df[c]) and not pd.api.types.is_complex_dtype(df[c])]
+        cols = [str(c) for c in df.columns if _is_numeric(df[c])]
         if not cols:
             raise MicroaggError("the data have no numeric column to microaggregate.")
         return cols
@@ -58,10 +62,6 @@ def select_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> li
     missing = [c for c in cols if c not in names]
     if missing:
         raise MicroaggError(f"columns {missing} are not in the data; available: {names}.")
-    complex_ = [c for c in cols if pd.api.types.is_complex_dtype(df[c])]
-    if complex_:
-        raise MicroaggError(f"columns {complex_} hold complex numbers: microaggregation needs real numbers. "
-                            "Split them into real and imaginary parts (two columns) if both matter.")
     bad = [f"'{c}' ({df[c].dtype})" for c in cols if not _is_numeric(df[c])]
     if bad:
         raise MicroaggError(

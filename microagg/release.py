@@ -13,6 +13,7 @@ k-anonymity check is on the QI columns (docs/metrics.md §4.13).
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ import pandas as pd
 
 from .aggregate._labels import check_labels
 from .errors import MicroaggError
-from .io import write_csv
+from .io import read_csv, write_csv
 from .metrics import group_stats, k_anonymity
 from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
@@ -184,8 +185,9 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
 
     ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
     their parameters are passed as keywords (or in ``method_params`` /
-    ``aggregation_params``). ``columns=None`` masks every numeric column. Columns
-    not masked are dropped unless listed in ``keep``, which releases them unchanged.
+    ``aggregation_params``). ``data`` is a DataFrame, an array or the path of a CSV file (read by
+    ``microagg.io.read_csv``; its conversions and text columns are warnings). ``columns=None`` masks every
+    numeric column. Columns not masked are dropped unless listed in ``keep``, which releases them unchanged.
     ``renormalize`` rescales the masked z-scores to unit variance (Mortazavi & Jalili 2017
     Eq. 5) before destandardizing; it is refused for aggregations that already
     preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
@@ -236,6 +238,11 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     if engine == "memory" and (block_size is not None or n_jobs is not None or blocks is not None):
         raise MicroaggError("'block_size', 'n_jobs' and 'blocks' belong to engine='blocks' (or 'dask' for "
                             "block_size); engine='memory' partitions all records at once.")
+    if isinstance(data, (str, os.PathLike)):
+        table = read_csv(data)
+        for note in table.notes:
+            warnings.warn(note, stacklevel=2)
+        data = table.data
     df = as_frame(data)
     k = check_k(k)
     given = labels is not None and method is None  # a partition made elsewhere: no method to record

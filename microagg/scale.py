@@ -487,14 +487,16 @@ def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, 
         if m["n"] == 0:
             continue
         total = n + m["n"]
-        delta = m["mean"] - mean
-        mean = mean + delta * (m["n"] / total)
-        m2 = m2 + m["m2"] + delta ** 2 * (n * m["n"] / total)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, naming the column
+            delta = m["mean"] - mean
+            mean = mean + delta * (m["n"] / total)
+            m2 = m2 + m["m2"] + delta ** 2 * (n * m["n"] / total)
         n = total
     if n < k:
         raise MicroaggError(f"the data have {n} records but k = {k}: a k-anonymous release needs at least k "
                             "records. Lower k or supply more records.")
-    sd = np.sqrt(m2 / n)
+    with np.errstate(invalid="ignore"):
+        sd = np.sqrt(m2 / n)
     live = [m for m in moments if m["n"]]
     spread = np.max([m["high"] for m in live], axis=0) - np.min([m["low"] for m in live], axis=0)
     for j, c in enumerate(cols):

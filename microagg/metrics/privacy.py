@@ -39,10 +39,12 @@ def _cells(value, n: int, d: int, name: str) -> np.ndarray:
         raise MicroaggError(f"'{name}' has {n} values and the data have {n} records and {d} attributes, so it could be "
                             f"one per record or one per attribute: give an ({n}, 1) column (per record) or a (1, {d}) "
                             "row (per attribute).")
-    if arr.shape in ((n, 1), (1, d)) and (n, d) != arr.shape:
-        arr = arr[:, 0] if arr.shape == (n, 1) else arr[0]
     if arr.ndim == 0:
         out = np.full((n, d), float(arr))
+    elif arr.shape == (n, 1):
+        out = np.repeat(arr, d, axis=1)
+    elif arr.shape == (1, d):
+        out = np.repeat(arr, n, axis=0)
     elif arr.ndim == 1 and arr.shape[0] == d:
         out = np.broadcast_to(arr, (n, d)).copy()
     elif arr.ndim == 1 and arr.shape[0] == n:
