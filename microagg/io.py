@@ -86,6 +86,18 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
     return CsvTable(pd.DataFrame(data), delimiter, decimal, tuple(notes))
 
 
+def csv_header(f, encoding: str | None = None, name: str = "the CSV input") -> list[str]:
+    """The column names of the binary CSV file object ``f``, from its first non-blank line only (delimiter detected
+    as by :func:`read_csv`)."""
+    head = _decode(f.readline(1 << 20), encoding or "utf-8-sig", name)
+    while head and not head.strip():
+        head = _decode(f.readline(1 << 20), encoding or "utf-8", name)
+    if not head.strip():
+        raise MicroaggError(f"{name} is empty: a CSV file needs a header row naming the columns, then one row per "
+                            "record.")
+    return [h.strip() for h in next(csv.reader([head.rstrip("\r\n")], delimiter=_delimiter(head)))]
+
+
 def _name(source) -> str:
     if isinstance(source, (str, os.PathLike)):
         return os.fspath(source)

@@ -46,14 +46,14 @@ import numpy as np
 import pandas as pd
 
 from .errors import MicroaggError
-from .io import read_csv
+from .io import csv_header, read_csv
 from .metrics import dld, k_anonymity, sse
 from .metrics.anonymity import size_stats
 from .metrics.registry import get_metric
 from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .partition.univariate import principal_axis
-from .preprocess import Standardizer, _is_numeric, as_frame
+from .preprocess import Standardizer, _is_numeric, as_frame, check_scale
 from .registry import get_method
 from .release import column_roles, column_rows, group_rows, release_values, report_row, resolve_methods
 
@@ -255,7 +255,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     masked, conf, keep, names = column_roles(meta, columns, keep, confidential)
     needed = [c for c in names if c in masked or c in conf or c in keep]
     if files is not None:
-        _check_files(*files, needed)
+        _check_files(*files, needed, encoding)
     ddf = ddf[needed]
     fs, root = fsspec.core.url_to_fs(os.fspath(out))
     _check_out(fs, root, os.fspath(out), files, force)
@@ -272,7 +272,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
             raise
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise MicroaggError(f"reading the input failed: {type(exc).__name__}: {exc}") from None
-        lengths, std, m2 = _combine(moments, masked + conf, k)
+        lengths, std, sst_cols = _combine(moments, masked + conf, k)
         n = int(lengths.sum())
         dq = len(masked)
 
@@ -283,7 +283,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                                               for i, (p, s) in enumerate(zip(parts, sizes))],
                                      progress, "sample", timings))
         qi = Standardizer(std.mean[:dq], std.sd[:dq])
-        sst = float((m2[:dq] / qi.sd ** 2).sum())  # of the masked z-scores; a constant column (sd 1) adds 0
+        sst = float(sst_cols[:dq].sum())  # of the masked z-scores; a constant column adds 0
         plan = build_plan(Xs, qi, n, B)
         counts = np.sum(_compute(client, [dask.delayed(_count)(p, plan, masked) for p in parts], progress,
                                  "blocks", timings), axis=0)
@@ -423,7 +423,7 @@ def _format(path: str) -> str | None:
     return FORMATS.get(os.path.splitext(path)[1].lower())
 
 
-def _check_files(fs, paths: list[str], kind: str, needed: list[str]) -> None:
+def _check_files(fs, paths: list[str], kind: str, needed: list[str], encoding: str | None = None) -> None:
     """Every file must be readable and have every needed column (headers and schemas only, no data)."""
     import pyarrow.parquet as pq
 
@@ -431,7 +431,7 @@ def _check_files(fs, paths: list[str], kind: str, needed: list[str]) -> None:
     for p in paths:
         try:
             with fs.open(p, "rb") as f:
-                cols = pq.read_schema(f).names if kind == "parquet" else pd.read_csv(f, nrows=0).columns
+                cols = pq.read_schema(f).names if kind == "parquet" else csv_header(f, encoding, p)
         except (OSError, ValueError) as exc:
             raise MicroaggError(f"cannot read {p}: {type(exc).__name__}: {exc}") from None
         cols = {str(c) for c in cols}
@@ -461,52 +461,49 @@ def _matrix(df: pd.DataFrame, i: int, cols: list[str]) -> np.ndarray:
 
 
 def _moments(df: pd.DataFrame, i: int, cols: list[str]) -> dict:
-    """Count, mean, sum of squared deviations, non-finite count and largest magnitude per column."""
+    """Count, largest magnitude ``scale``, mean, sum of squared deviations in units of ``scale`` (so that
+    magnitudes from 1e-300 to 1e300 neither underflow nor overflow when squared) and non-finite count per column."""
     X = _matrix(df, i, cols)
     bad = (~np.isfinite(X)).sum(axis=0)
     if len(X) == 0 or bad.any():
         zero = np.zeros(X.shape[1])
-        return {"n": len(X), "mean": zero, "m2": zero, "bad": bad, "low": zero, "high": zero}
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = X.mean(axis=0)
-        m2 = ((X - mean) ** 2).sum(axis=0)
-    return {"n": len(X), "mean": mean, "m2": m2, "bad": bad, "low": X.min(axis=0), "high": X.max(axis=0)}
+        return {"n": len(X), "scale": np.ones(X.shape[1]), "mean": zero, "m2": zero, "bad": bad, "low": zero,
+                "high": zero}
+    scale = np.abs(X).max(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    Xs = X / scale
+    mean = Xs.mean(axis=0)
+    return {"n": len(X), "scale": scale, "mean": mean * scale, "m2": ((Xs - mean) ** 2).sum(axis=0), "bad": bad,
+            "low": X.min(axis=0), "high": X.max(axis=0)}
 
 
 def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, Standardizer, np.ndarray]:
-    """(partition lengths, population-sd standardizer, sums of squared deviations) from the per-partition
-    moments, combined pairwise in partition order (Chan, Golub & LeVeque 1983). A column whose moments
-    overflow or underflow float64 is refused, named."""
+    """(partition lengths, population-sd standardizer, SST of each column's z-scores) from the per-partition
+    moments, combined pairwise in partition order (Chan, Golub & LeVeque 1983) in units of the largest
+    magnitude of each column."""
     bad = np.sum([m["bad"] for m in moments], axis=0)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         raise MicroaggError(f"column '{cols[j]}' has {int(bad[j])} non-finite value(s) (NaN or infinite) in the "
                             "input; remove or impute them before microaggregating.")
+    live = [m for m in moments if m["n"]]
+    S = np.max([m["scale"] for m in live], axis=0) if live else np.ones(len(cols))
     n, mean, m2 = 0, np.zeros(len(cols)), np.zeros(len(cols))
-    for m in moments:
-        if m["n"] == 0:
-            continue
+    for m in live:
         total = n + m["n"]
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, naming the column
-            delta = m["mean"] - mean
-            mean = mean + delta * (m["n"] / total)
-            m2 = m2 + m["m2"] + delta ** 2 * (n * m["n"] / total)
+        delta = m["mean"] / S - mean
+        mean = mean + delta * (m["n"] / total)
+        m2 = m2 + m["m2"] * (m["scale"] / S) ** 2 + delta ** 2 * (n * m["n"] / total)
         n = total
     if n < k:
         raise MicroaggError(f"the data have {n} records but k = {k}: a k-anonymous release needs at least k "
                             "records. Lower k or supply more records.")
-    with np.errstate(invalid="ignore"):
-        sd = np.sqrt(m2 / n)
-    live = [m for m in moments if m["n"]]
-    spread = np.max([m["high"] for m in live], axis=0) - np.min([m["low"] for m in live], axis=0)
-    for j, c in enumerate(cols):
-        if not (np.isfinite(mean[j]) and np.isfinite(sd[j]) and np.isfinite(spread[j])):
-            raise MicroaggError(f"column '{c}' has values too large for float64 moments (its variance overflows "
-                                "1.8e308): rescale it (e.g. divide by 1e10) and try again.")
-        if spread[j] > 0 and sd[j] < np.finfo(np.float64).tiny:
-            raise MicroaggError(f"column '{c}' varies by only {spread[j]:.3g}: its variance underflows float64, so "
-                                "it cannot be standardized. Rescale it (e.g. multiply by 1e10) and try again.")
-    return np.array([m["n"] for m in moments], dtype=np.int64), Standardizer(mean, np.where(sd > 0, sd, 1.0)), m2
+    sd = np.sqrt(m2 / n)
+    sst = np.where(sd > 0, m2 / np.where(sd > 0, sd, 1.0) ** 2, 0.0)
+    std = Standardizer(mean * S, np.where(sd > 0, sd * S, 1.0))
+    extremes = np.array([np.min([m["low"] for m in live], axis=0), np.max([m["high"] for m in live], axis=0)])
+    check_scale(extremes, cols, std)
+    return np.array([m["n"] for m in moments], dtype=np.int64), std, sst
 
 
 def _allocate(lengths: np.ndarray, size: int) -> np.ndarray:

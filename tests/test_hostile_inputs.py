@@ -302,3 +302,76 @@ def test_large_inputs_get_a_time_estimate_and_the_block_hint(capsys):
     assert scale_hint(10_000, 10, "mdav") is None
     assert scale_hint(2_000_000, 10, "mdav", engine="blocks") is None
     assert scale_hint(2_000_000, 10, "projection") is None
+
+
+# ----------------------------------------------------------------------------- the Dask engine
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as c:
+        yield c
+
+
+def test_dask_reads_csv_with_the_one_reader(client, tmp_path):
+    from microagg.scale import microaggregate_dask
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.csv").write_text("x;y\n" + "".join(f"{i},5;{i * i}\n" for i in range(12)))
+    rel = microaggregate_dask(str(tmp_path / "in" / "*.csv"), 3, out=tmp_path / "o", scheduler=client)
+    released = rel.protected.compute()
+    assert released["x"].sum() == pytest.approx(sum(i + 0.5 for i in range(12)))
+    (tmp_path / "in" / "b.csv").write_text("x;y\n1,5;2\n3;4;5\n")
+    with pytest.raises(ma.MicroaggError, match=r"b\.csv, line 3: 3 field"):
+        microaggregate_dask(str(tmp_path / "in" / "*.csv"), 3, out=tmp_path / "o2", scheduler=client)
+    assert not (tmp_path / "o2").exists()
+
+
+def test_dask_replaces_only_a_previous_release_and_only_with_force(client, tmp_path):
+    from microagg.scale import microaggregate_dask
+
+    df = pd.DataFrame({"a": np.arange(30.0), "b": np.arange(30.0) ** 2})
+    first = microaggregate_dask(df, 3, out=tmp_path / "o", scheduler=client)
+    with pytest.raises(ma.MicroaggError, match="exists and is not empty.*--force"):
+        microaggregate_dask(df, 5, out=tmp_path / "o", scheduler=client)
+    assert first.protected.compute()["a"].nunique() == 10  # still the k = 3 release
+    again = microaggregate_dask(df, 5, out=tmp_path / "o", scheduler=client, force=True)
+    assert again.protected.compute()["a"].nunique() == 6
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "thesis.tex").write_text("years of work")
+    with pytest.raises(ma.MicroaggError, match="not a microagg release"):
+        microaggregate_dask(df, 3, out=tmp_path / "mine", scheduler=client, force=True)
+    assert (tmp_path / "mine" / "thesis.tex").read_text() == "years of work"
+
+
+@pytest.mark.parametrize("where", ["_report", "k_anonymity"])
+def test_dask_writes_nothing_when_a_check_or_the_report_fails(client, tmp_path, monkeypatch, where):
+    import microagg.scale as scale
+
+    def fail(*args, **kwargs):
+        if where == "k_anonymity":
+            return {"k_anonymous": False, "min_class": 1}
+        raise ma.MicroaggError("report failed")
+
+    monkeypatch.setattr(scale, where, fail)
+    df = pd.DataFrame({"a": np.arange(30.0), "b": np.arange(30.0) ** 2})
+    with pytest.raises(ma.MicroaggError, match="report failed|internal check failed"):
+        scale.microaggregate_dask(df, 3, out=tmp_path / "o", scheduler=client)
+    assert os.listdir(tmp_path) == []
+
+
+def test_dask_standardizes_extreme_magnitudes_or_refuses_naming_the_column(client, tmp_path):
+    from microagg.scale import microaggregate_dask
+
+    for name, values in (("big", np.arange(1.0, 31.0) * 1e300 / 30), ("tiny", np.arange(1.0, 31.0) * 1e-300)):
+        df = pd.DataFrame({"a": np.arange(30.0), name: values})
+        released = microaggregate_dask(df, 3, out=tmp_path / name, scheduler=client).protected.compute()
+        want = np.sort(values.reshape(10, 3).mean(axis=1))  # groups of three consecutive records
+        assert np.allclose(np.sort(released[name].unique()), want, rtol=1e-12, atol=0)
+    near_max = pd.DataFrame({"a": np.arange(12.0), "huge": np.r_[np.full(2, -1.7e308), np.full(10, 1.7e308)]})
+    with pytest.raises(ma.MicroaggError, match="column 'huge' has values up to 1.7e\\+308.*overflow"):
+        microaggregate_dask(near_max, 3, out=tmp_path / "o", scheduler=client)
+    assert not (tmp_path / "o").exists()
