@@ -155,22 +155,29 @@ def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
         st.error(f"The file is {up.size / 2**20:.0f} MB; the dashboard accepts at most {MAX_UPLOAD_MB} MB. "
                  "Use the command line (python -m microagg run --input ...) for larger files.")
         st.stop()
+    encoding = st.selectbox("Encoding", ["utf-8", "latin-1", "cp1252"], key="encoding",
+                            help="UTF-8 files with or without a byte-order mark; latin-1 or cp1252 for older "
+                                 "spreadsheet exports.")
     try:
-        table = read_csv(up, name=up.name)
+        table = read_csv(up, encoding=encoding, name=up.name)
     except ma.MicroaggError as exc:
         st.error(str(exc))
         st.stop()
     df = table.data
+    text = [note for note in table.notes if "is text" in note]
     for note in table.notes:
-        (st.warning if "is text" in note else st.info)(note)
-    if table.text_columns:
-        st.warning(f"Text column(s) {', '.join(table.text_columns)} cannot be masked: they are dropped from the "
-                   "release unless you list them under 'Columns to release unmasked'.")
+        if note not in text:
+            st.info(note)
+    if text:
+        st.warning(" ".join(text) + " Text columns cannot be masked: they are dropped from the release unless you "
+                   "list them under 'Columns to release unmasked'.")
     if len(df) > MAX_RECORDS:
         st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
                  "Use the command line for larger files.")
         st.stop()
-    return df, f"pd.read_csv({up.name!r})", ["--input", up.name]
+    if encoding == "utf-8":
+        return df, f"ma.read_csv({up.name!r}).data", ["--input", up.name]
+    return df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding]
 
 
 def per_record(upload, n: int, d: int) -> np.ndarray:
