@@ -39,7 +39,7 @@ def python_snippet(params: dict, data: str) -> str:
     body = ",\n    ".join(args)
     load = "".join(f"{n}_values = ...  # the {params[n].shape} array of {n} values you uploaded\n" for n in arrays)
     return (f"import microagg as ma\n\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
-            "rel.protected.to_csv(\"release.csv\")\nprint(rel.report())")
+            "rel.to_csv(\"release.csv\")\nprint(rel.report())")
 
 
 def cli_command(params: dict, data_args: list[str]) -> str:

@@ -52,6 +52,8 @@ def test_recipes_carry_the_block_engine(tmp_path, monkeypatch):
     scope = {}
     exec(code, scope)  # noqa: S102 - the snippet is ours
     pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
+    assert main(argv[3:]) == 2  # the snippet wrote release.csv: the command line does not overwrite it
+    (tmp_path / "release.csv").unlink()
     assert main(argv[3:]) == 0
     out = pd.read_csv(tmp_path / "release.csv", index_col=0)
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
