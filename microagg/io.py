@@ -25,6 +25,7 @@ import pandas as pd
 from .errors import MicroaggError
 
 DELIMITERS = (",", ";", "\t")
+SNIFF_ROWS = 2000  # records from which the decimal mark is told
 MISSING = frozenset({"", "NA", "N/A", "NaN", "nan", "NULL", "null"})
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # cells a spreadsheet reads as a formula
 _PLAIN = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?i:inf(?:inity)?)"
@@ -44,7 +45,7 @@ class CsvTable:
 
     @property
     def text_columns(self) -> list[str]:
-        return [str(c) for c in self.data.columns if not pd.api.types.is_numeric_dtype(self.data[c])]
+        return [str(c) for c in self.data.columns if not _is_number_column(self.data[c])]
 
 
 def read_csv(source, encoding: str | None = None, name: str | None = None) -> CsvTable:
@@ -56,34 +57,70 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
     """
     name = name or _name(source)
     text = _decode(_bytes(source, name), encoding or "utf-8-sig", name)
-    lines = text.splitlines()
-    body = [i for i, line in enumerate(lines) if line.strip()]
-    if not body:
+    skip, first = _first_line(text)
+    if first is None:
         raise MicroaggError(f"{name} is empty: a CSV file needs a header row naming the columns, then one row per "
                             "record.")
-    delimiter = _delimiter(lines[body[0]])
-    _check_fields(text, delimiter, name)
-    try:
-        raw = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, dtype=str, keep_default_na=False,
-                          skip_blank_lines=True, engine="c")
-    except pd.errors.ParserError as exc:
-        raise MicroaggError(f"cannot read {name} as CSV: {exc}") from None
-    header = [str(h).strip() for h in raw.iloc[0]]
-    records = raw.iloc[1:].reset_index(drop=True)
+    delimiter = _delimiter(first)
+    header = [h.strip() for h in next(csv.reader([first], delimiter=delimiter))]
     _check_header(header, name)
-    if records.empty:
+    _check_fields(text, delimiter, name)
+    head = _parse(text, skip, delimiter, header, ".", name, rows=SNIFF_ROWS)
+    if head is None:
         raise MicroaggError(f"{name} has a header row ({', '.join(header)}) but no records.")
-    records.columns = header
-    decimal = _decimal(records, delimiter)
+    texts = [c for c in header if not _is_number_column(head[c])]
+    decimal = _decimal(head[texts], delimiter) if texts else "."
+    raw = _parse(text, skip, delimiter, header, decimal, name)
+    commas = [c for c in texts if _is_number_column(raw[c])] if decimal == "," else []  # numbers with decimal commas
+    texts = [c for c in header if not _is_number_column(raw[c])]
     data, notes = {}, []
     for c in header:
-        data[c], note = _column(records[c], c, decimal)
-        if note:
-            notes.append(note)
-    if decimal == "," and any(pd.api.types.is_numeric_dtype(v) and records[c].str.contains(",", regex=False).any()
-                              for c, v in data.items()):
+        if c in texts:
+            cells = raw[c].astype(object).where(raw[c].notna(), "").astype(str)
+            data[c], note = _column(cells, c, decimal)
+            notes += [note] if note else []
+            if decimal == "," and _is_number_column(data[c]) and cells.str.contains(",", regex=False).any():
+                commas.append(c)
+        else:
+            data[c] = raw[c]
+    if commas:
         notes.insert(0, f"{name}: {_DELIMITER_NAMES[delimiter]}-separated with decimal commas (1,5 read as 1.5).")
     return CsvTable(pd.DataFrame(data), delimiter, decimal, tuple(notes))
+
+
+def _first_line(text: str) -> tuple[int, str | None]:
+    """(number of lines before it, the first non-blank line), or (0, None) for a blank text."""
+    start, skipped = 0, 0
+    while start < len(text):
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        if line.strip():
+            return skipped, line.rstrip("\r")
+        if end < 0:
+            break
+        start, skipped = end + 1, skipped + 1
+    return 0, None
+
+
+def _parse(text: str, skip: int, delimiter: str, header: list[str], decimal: str, name: str,
+           rows: int | None = None) -> pd.DataFrame | None:
+    """The first ``rows`` records (default all; the lines after the header, of checked widths) with pandas' C
+    parser: numbers as numbers, the rest as text; None if there are none."""
+    try:
+        raw = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, skiprows=skip + 1, decimal=decimal,
+                          keep_default_na=False, na_values=[], skip_blank_lines=True, engine="c", nrows=rows)
+    except pd.errors.EmptyDataError:
+        return None
+    except pd.errors.ParserError as exc:
+        raise MicroaggError(f"cannot read {name} as CSV: {exc}") from None
+    if raw.empty:
+        return None
+    raw.columns = header
+    return raw
+
+
+def _is_number_column(values: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
 
 
 def csv_header(f, encoding: str | None = None, name: str = "the CSV input") -> list[str]:
@@ -141,23 +178,26 @@ def _delimiter(header: str) -> str:
 
 
 def _check_fields(text: str, delimiter: str, name: str) -> None:
-    """Refuse the first row (blank lines aside) with more or fewer fields than the header, naming its line."""
-    rows = csv.reader(io.StringIO(text), delimiter=delimiter)
+    """Refuse the first row (blank lines aside) with more or fewer fields than the header, naming its line.
+    Without quotes a field count is a delimiter count; with quotes, Python's csv module parses the rows."""
+    if '"' not in text:
+        counts = ((i, line.count(delimiter) + 1) for i, line in enumerate(text.splitlines(), 1) if line.strip())
+    else:
+        rows = csv.reader(io.StringIO(text), delimiter=delimiter)
+        try:
+            counts = [(rows.line_num, len(row)) for row in rows if row and (len(row) > 1 or row[0].strip())]
+        except csv.Error as exc:
+            raise MicroaggError(f"cannot read {name} as CSV, line {rows.line_num}: {exc}.") from None
     width = None
-    try:
-        for row in rows:
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            if width is None:
-                width = len(row)
-            elif len(row) != width:
-                hint = (" Numbers with a decimal comma must be quoted (\"1,5\") or the file separated by "
-                        "semicolons." if delimiter == "," and len(row) > width else "")
-                raise MicroaggError(f"{name}, line {rows.line_num}: {len(row)} field(s) where the header has "
-                                    f"{width} ({_DELIMITER_NAMES[delimiter]}-separated). Every row needs one value "
-                                    f"per column; fix or remove that row.{hint}")
-    except csv.Error as exc:
-        raise MicroaggError(f"cannot read {name} as CSV, line {rows.line_num}: {exc}.") from None
+    for line, fields in counts:
+        if width is None:
+            width = fields
+        elif fields != width:
+            hint = (" Numbers with a decimal comma must be quoted (\"1,5\") or the file separated by semicolons."
+                    if delimiter == "," and fields > width else "")
+            raise MicroaggError(f"{name}, line {line}: {fields} field(s) where the header has {width} "
+                                f"({_DELIMITER_NAMES[delimiter]}-separated). Every row needs one value per column; "
+                                f"fix or remove that row.{hint}")
 
 
 def _check_header(header: list[str], name: str) -> None:
