@@ -231,7 +231,17 @@ CLI_ERRORS = [
     (["--dataset", "census", "--k", "3", "--engine", "dask", "--out", "{d}/good.csv"], "is a file"),
     (["--dataset", "census", "--k", "3", "--engine", "dask", "--out", "{d}/d", "--no-spreadsheet-safe"], "Parquet"),
     (["--input", "{d}/good.csv", "--k", "3", "--engine", "dask", "--out", "{d}"], "holds or is the input"),
+    (["--dataset", "census", "--k", "3", "--engine", "dask", "--out", "{d}/nowhere/deeper"], "does not exist"),
     (["--k", "3"], "exactly one of"),
+    (["--dataset", "census", "--k", "3", "--block-size", "100"], "needs --engine blocks"),
+    (["--dataset", "census", "--k", "3", "--scheduler", "tcp://localhost:1"], "needs --engine dask"),
+    (["--dataset", "census", "--k", "3", "--engine", "blocks", "--block-size", "4"], "smaller than 2k"),
+    (["--dataset", "census", "--k", "3", "--columns", "nope"], "not in the data"),
+    (["--dataset", "census", "--k", "3", "--keep", "nope"], "not in the data"),
+    (["--dataset", "census", "--k", "3", "--confidential", "nope"], "not in the data"),
+    (["--dataset", "census", "--k", "3", "--aggregation", "p3m", "--renormalize"], "renormalize"),
+    (["--dataset", "census", "--k", "3", "--method", "nope"], "unknown method"),
+    (["--dataset", "census", "--k", "2000"], "1080 records but k = 2000"),
 ]
 
 
