@@ -401,7 +401,8 @@ def cmd_methods(args) -> int:
             print(f"  {m.name:10s} {m.title} — {m.summary} [{m.source}]")
             for p in m.params:
                 rng = p.describe_range()
-                print(f"      {p.name} = {p.default!r} {rng}: {p.help}")
+                only = "".join(f" (only with {o}={' or '.join(map(repr, v))})" for o, v in p.only_with)
+                print(f"      {p.name} = {p.default!r} {rng}: {p.help}{only}")
     return 0
 
 

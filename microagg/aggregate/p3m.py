@@ -254,8 +254,9 @@ PARAMS = (
           array_ok=True),
     Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
           "Mortazavi & Jalili 2017, §5.1"),
-    Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1) (an (n, d) or (n,) array "
-          "through the Python API)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
+    Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1) (through the Python API also "
+          "an (n, d) array, (n, 1) per record or (1, d) per attribute)",
+          "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
           high_open=True, array_ok=True, only_with=(("weights", ("given",)),)),
     Param("weights", "choice", "given", "'given': use w; 'random': Mortazavi & Jalili 2017, Table 3's uniform "
                                         "random weights "
