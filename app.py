@@ -109,21 +109,29 @@ def steps(xy: np.ndarray, k: int, variant: str):
 # --------------------------------------------------------------------------- widgets
 
 
-def widget(p: Param, key: str):
-    """A widget for one registered parameter (array-valued parameters keep their default here)."""
+def widget(p: Param, key: str, method=None):
+    """A widget for one registered parameter (array-valued parameters keep their default here); greyed out when it
+    has no effect under the values of the method's other widgets (``Param.only_with``)."""
+    prefix = key.rsplit("-", 1)[0]
+    values = {q.name: st.session_state.get(f"{prefix}-{q.name}", q.default) for q in method.params} if method else {}
+    disabled = bool(p.only_with) and not p.active(values)
+    help_ = p.help + "".join(f" (only with {o}={' or '.join(map(repr, v))})" for o, v in p.only_with)
     if p.type == "choice":
-        return st.selectbox(p.name, p.choices, index=p.choices.index(p.default), help=p.help, key=key)
+        return st.selectbox(p.name, p.choices, index=p.choices.index(p.default), help=help_, key=key,
+                            disabled=disabled)
     if p.type == "bool":
-        return st.checkbox(p.name, value=p.default, help=p.help, key=key)
+        return st.checkbox(p.name, value=p.default, help=help_, key=key, disabled=disabled)
     if p.type == "int":
-        return int(st.number_input(p.name, value=int(p.default), step=1, help=p.help, key=key,
+        return int(st.number_input(p.name, value=int(p.default), step=1, help=help_, key=key, disabled=disabled,
                                    min_value=None if p.low is None else int(p.low),
                                    max_value=None if p.high is None else int(p.high)))
     if p.type == "float":
         bounded = p.low is not None and p.high is not None
         if bounded and not p.low_open and not p.high_open:
-            return st.slider(p.name, float(p.low), float(p.high), float(p.default), help=p.help, key=key)
-        return float(st.number_input(p.name, value=float(p.default), help=p.help, key=key, format="%g",
+            return st.slider(p.name, float(p.low), float(p.high), float(p.default), help=help_, key=key,
+                             disabled=disabled)
+        return float(st.number_input(p.name, value=float(p.default), help=help_, key=key, format="%g",
+                                     disabled=disabled,
                                      min_value=None if p.low is None else float(p.low),
                                      max_value=None if p.high is None else float(p.high)))
     return p.default
@@ -234,11 +242,11 @@ with st.sidebar:
                                       help="Sensitive attributes: released unchanged, and used by this method to "
                                            "keep every group diverse. The other masked columns are the "
                                            "quasi-identifiers.")
-    mparams = part.active({p.name: widget(p, f"p-{part.name}-{p.name}") for p in part.params})
+    mparams = part.active({p.name: widget(p, f"p-{part.name}-{p.name}", part) for p in part.params})
     aggs = {m.title: m for m in methods("aggregate")}
     agg = aggs[st.selectbox("Aggregation", list(aggs), key="aggregation")]
     st.caption(f"{agg.summary} — {agg.source}")
-    aparams = agg.active({p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params})
+    aparams = agg.active({p.name: widget(p, f"a-{agg.name}-{p.name}", agg) for p in agg.params})
     for p in agg.params:
         if p.array_ok:
             upload = st.file_uploader(f"{p.name} per record (optional CSV, one value per record, or one column per "

@@ -76,11 +76,13 @@ def test_all_identical_records_release_with_il_undefined():
     assert {m.label: m.value for m in at.metric}["Information loss (IL)"] == "undefined"
 
 
-def test_random_p3m_weights_do_not_trip_over_the_unused_w():
+def test_a_parameter_without_effect_is_greyed_out_and_not_passed():
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="aggregation").set_value("P3M (proximity-breach prevention)").run()
+    assert not at.number_input(key="a-p3m-w").disabled and at.number_input(key="a-p3m-w_seed").disabled
     at.selectbox(key="a-p3m-weights").set_value("random").run()
     assert not at.error and not at.exception
+    assert at.number_input(key="a-p3m-w").disabled and not at.number_input(key="a-p3m-w_seed").disabled
 
 
 def test_the_scale_hint_is_shown_above_the_threshold(monkeypatch):
