@@ -15,7 +15,9 @@ import streamlit as st
 
 import microagg as ma
 from microagg import plots, recipe
+from microagg.advice import scale_hint
 from microagg.explore import risk_utility, satisfaction_grid, satisfaction_over_alpha
+from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import PRIVACY_KEYS, breaches, resolve_weights, sl_arguments
 from microagg.metrics.risk import RULE_TITLES, RULES
@@ -115,21 +117,29 @@ def steps(xy: np.ndarray, k: int, variant: str):
 # --------------------------------------------------------------------------- widgets
 
 
-def widget(p: Param, key: str):
-    """A widget for one registered parameter (array-valued parameters keep their default here)."""
+def widget(p: Param, key: str, method=None):
+    """A widget for one registered parameter (array-valued parameters keep their default here); greyed out when it
+    has no effect under the values of the method's other widgets (``Param.only_with``)."""
+    prefix = key.rsplit("-", 1)[0]
+    values = {q.name: st.session_state.get(f"{prefix}-{q.name}", q.default) for q in method.params} if method else {}
+    disabled = bool(p.only_with) and not p.active(values)
+    help_ = p.help + "".join(f" (only with {o}={' or '.join(map(repr, v))})" for o, v in p.only_with)
     if p.type == "choice":
-        return st.selectbox(p.name, p.choices, index=p.choices.index(p.default), help=p.help, key=key)
+        return st.selectbox(p.name, p.choices, index=p.choices.index(p.default), help=help_, key=key,
+                            disabled=disabled)
     if p.type == "bool":
-        return st.checkbox(p.name, value=p.default, help=p.help, key=key)
+        return st.checkbox(p.name, value=p.default, help=help_, key=key, disabled=disabled)
     if p.type == "int":
-        return int(st.number_input(p.name, value=int(p.default), step=1, help=p.help, key=key,
+        return int(st.number_input(p.name, value=int(p.default), step=1, help=help_, key=key, disabled=disabled,
                                    min_value=None if p.low is None else int(p.low),
                                    max_value=None if p.high is None else int(p.high)))
     if p.type == "float":
         bounded = p.low is not None and p.high is not None
         if bounded and not p.low_open and not p.high_open:
-            return st.slider(p.name, float(p.low), float(p.high), float(p.default), help=p.help, key=key)
-        return float(st.number_input(p.name, value=float(p.default), help=p.help, key=key, format="%g",
+            return st.slider(p.name, float(p.low), float(p.high), float(p.default), help=help_, key=key,
+                             disabled=disabled)
+        return float(st.number_input(p.name, value=float(p.default), help=help_, key=key, format="%g",
+                                     disabled=disabled,
                                      min_value=None if p.low is None else float(p.low),
                                      max_value=None if p.high is None else float(p.high)))
     return p.default
@@ -161,28 +171,42 @@ def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
         st.error(f"The file is {up.size / 2**20:.0f} MB; the dashboard accepts at most {MAX_UPLOAD_MB} MB. "
                  "Use the command line (python -m microagg run --input ...) for larger files.")
         st.stop()
+    encoding = st.selectbox("Encoding", ["utf-8", "latin-1", "cp1252"], key="encoding",
+                            help="UTF-8 files with or without a byte-order mark; latin-1 or cp1252 for older "
+                                 "spreadsheet exports.")
     try:
-        df = pd.read_csv(up)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        st.error(f"Cannot read {up.name} as CSV: {exc}")
+        table = read_csv(up, encoding=encoding, name=up.name)
+    except ma.MicroaggError as exc:
+        st.error(str(exc))
         st.stop()
+    df = table.data
+    text = [note for note in table.notes if "is text" in note]
+    for note in table.notes:
+        if note not in text:
+            st.info(note)
+    if text:
+        st.warning(" ".join(text) + " Text columns cannot be masked: they are dropped from the release unless you "
+                   "list them under 'Columns to release unmasked'.")
     if len(df) > MAX_RECORDS:
         st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
                  "Use the command line for larger files.")
         st.stop()
-    return df, f"pd.read_csv({up.name!r})", ["--input", up.name]
+    if encoding == "utf-8":
+        return df, f"ma.read_csv({up.name!r}).data", ["--input", up.name]
+    return df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding]
 
 
 def per_record(upload, n: int, d: int) -> np.ndarray:
-    """Values of an uploaded CSV (header row) as an (n,) or (n, d) float array; ValueError says what is wrong."""
+    """Values of an uploaded CSV (header row) as an (n, 1) (one per record) or (n, d) float array; ValueError says
+    what is wrong."""
     try:
-        values = pd.read_csv(upload).to_numpy(dtype=float)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        values = read_csv(upload, name=upload.name).data.to_numpy(dtype=float)
+    except (ma.MicroaggError, ValueError) as exc:
         raise ValueError(f"cannot read {upload.name} as numbers: {exc}") from None
     if values.shape[0] != n or values.shape[1] not in (1, d):
         raise ValueError(f"{upload.name} has {values.shape[0]} rows and {values.shape[1]} columns; expected {n} rows "
                          f"and 1 or {d} columns (one value per record, or one per masked attribute).")
-    return values[:, 0] if values.shape[1] == 1 else values
+    return values
 
 
 def overall(table: pd.DataFrame) -> pd.Series:
@@ -243,11 +267,11 @@ with st.sidebar:
                                       help="Sensitive attributes: released unchanged, and used by this method to "
                                            "keep every group diverse. The other masked columns are the "
                                            "quasi-identifiers.")
-    mparams = {p.name: widget(p, f"p-{part.name}-{p.name}") for p in part.params}
+    mparams = part.active({p.name: widget(p, f"p-{part.name}-{p.name}", part) for p in part.params})
     aggs = {m.title: m for m in methods("aggregate")}
     agg = aggs[st.selectbox("Aggregation", list(aggs), key="aggregation")]
     st.caption(f"{agg.summary} — {agg.source}")
-    aparams = {p.name: widget(p, f"a-{agg.name}-{p.name}") for p in agg.params}
+    aparams = agg.active({p.name: widget(p, f"a-{agg.name}-{p.name}", agg) for p in agg.params})
     for p in agg.params:
         if p.array_ok:
             upload = st.file_uploader(f"{p.name} per record (optional CSV, one value per record, or one column per "
@@ -269,6 +293,9 @@ with st.sidebar:
 if not columns:
     st.warning("Select at least one numeric column to mask.")
     st.stop()
+hint = scale_hint(len(df), len(columns) - len(confidential), part.name)
+if hint:
+    st.info(f"This may take long: {hint}")
 if k > len(df):
     st.error(f"k = {k} is larger than the number of records ({len(df)}): no group of {k} records can be formed. "
              "Lower k.")
@@ -294,8 +321,10 @@ except ma.MicroaggError as exc:
 
 values = overall(report)
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Information loss (IL)", f"{float(values['IL']):.3f} %", help="100·SSE/SST on z-scores (Chettri, Paul & "
-                                                                        "Dutta, Eq. 4)")
+il = float(values["IL"])
+c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
+          help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is identical "
+               "(SST = 0).")
 c2.metric("Groups", int(report.loc[report["metric"] == "groups", "value"].iloc[0]))
 c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
           help="Released rows identical on all masked columns; k-anonymity needs at least k.")
@@ -482,9 +511,10 @@ with tab_release:
     st.dataframe(protected, height=320, width="stretch")
     d1, d2 = st.columns(2)
     # the files are written when a button is clicked, not on every re-run
-    d1.download_button("Download the release (CSV)", lambda: protected.to_csv(index=False).encode(),
+    # text cells a spreadsheet would run as formulas get a leading quote (microagg.io.neutralise)
+    d1.download_button("Download the release (CSV)", lambda: write_csv(protected, index=False).encode(),
                        file_name="release.csv", mime="text/csv")
-    d2.download_button("Download the report (CSV)", lambda: report.to_csv(index=False).encode(),
+    d2.download_button("Download the report (CSV)", lambda: write_csv(report, index=False).encode(),
                        file_name="report.csv", mime="text/csv")
     st.subheader("Report")
     st.dataframe(report.astype({"value": str}), hide_index=True, width="stretch")

@@ -4,12 +4,13 @@ from . import aggregate, metrics, partition, registry
 from .datasets import list_datasets, load_dataset
 from .datasets import roles as dataset_roles
 from .errors import MicroaggError
+from .io import read_csv
 from .metrics import evaluate
 from .preprocess import Standardizer, destandardize, renormalize, standardize
 from .release import Release, microaggregate
 from .safety import identifiers
 
 __all__ = ["aggregate", "metrics", "partition", "registry", "list_datasets", "load_dataset", "dataset_roles",
-           "MicroaggError", "evaluate", "Standardizer", "destandardize", "renormalize", "standardize", "Release",
-           "microaggregate", "identifiers"]
+           "MicroaggError", "read_csv", "evaluate", "Standardizer", "destandardize", "renormalize", "standardize",
+           "Release", "microaggregate", "identifiers"]
 __version__ = "0.1.0"

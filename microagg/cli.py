@@ -17,10 +17,12 @@ import warnings
 import pandas as pd
 
 from . import published
+from .advice import duration, exact_seconds, heartbeat, scale_hint
 from .aggregate import mean, p3m_solve
 from .datasets import list_datasets, load_dataset
 from .errors import MicroaggError
 from .hmpfsom_tables import reproduce_hmpfsom
+from .io import check_output, read_csv
 from .metrics import dld, partition_information_loss, pil, satisfaction_level, sdid
 from .metrics.scores import dr_mortazavi, si_mortazavi
 from .partition import cvmdav, iamat, mdav, vmdav
@@ -31,12 +33,15 @@ from .registry import get_method, methods
 from .release import ENGINES, microaggregate
 
 
-def _parse_params(items: list[str]) -> dict[str, str]:
+def _parse_params(items: list[str], flag: str = "--param") -> dict[str, str]:
     params = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise MicroaggError(f"--param and --data-param expect name=value; got {item!r}.")
+        if not sep or not name.strip():
+            raise MicroaggError(f"{flag} expects name=value; got {item!r}.")
+        if name.strip() in params:
+            raise MicroaggError(f"{flag} {name.strip()} is given twice ({params[name.strip()]!r} and "
+                                f"{value.strip()!r}); give it once.")
         params[name.strip()] = value.strip()
     return params
 
@@ -63,8 +68,12 @@ def _typed(params: dict[str, str], method: str, aggregation: str) -> dict:
     out = {}
     for name, raw in params.items():
         spec = specs.get(name)
-        if spec is None or spec.type in ("choice", "array"):
-            out[name] = raw  # unknown names are reported by microaggregate
+        if spec is None:
+            raise MicroaggError(f"--param {name}: not a parameter of method '{method}' nor of aggregation "
+                                f"'{aggregation}' (see 'python -m microagg methods'); options of the release have "
+                                "flags of their own, e.g. --renormalize.")
+        if spec.type in ("choice", "array"):
+            out[name] = raw
         elif spec.type == "bool":
             if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
                 raise MicroaggError(f"--param {name} must be true or false; got {raw!r}.")
@@ -77,48 +86,85 @@ def _typed(params: dict[str, str], method: str, aggregation: str) -> dict:
     return out
 
 
+def _data_params(args) -> dict:
+    if args.data_param and args.dataset is None:
+        raise MicroaggError("--data-param sets an argument of a bundled data set (--dataset); it has no effect on "
+                            "--input: leave it out.")
+    return _numbers(_parse_params(args.data_param, "--data-param"))
+
+
+def _read_input(path: str, encoding: str | None, keep: list[str] | None) -> pd.DataFrame:
+    """The --input CSV (``microagg.io.read_csv``), its conversions and text columns told on stderr."""
+    table = read_csv(path, encoding=encoding)
+    for note in table.notes:
+        print(f"note: {note}", file=sys.stderr)
+    dropped = [c for c in table.text_columns if c not in (keep or [])]
+    if dropped:
+        print(f"note: text column(s) {', '.join(dropped)} cannot be masked and are dropped from the release "
+              "(list them in --keep to release them unchanged).", file=sys.stderr)
+    return table.data
+
+
+def _write(rel, args) -> None:
+    rel.to_csv(args.out, spreadsheet_safe=not args.no_spreadsheet_safe)
+    print(f"release written to {args.out}", file=sys.stderr)
+
+
+def _report_text(table: pd.DataFrame) -> str:
+    shown = table.copy()
+    undefined = shown["metric"].isin(["IL", "partition IL", "IL1s", "PIL"]) & shown["value"].isna()
+    shown["value"] = shown["value"].astype(object).where(~undefined, "undefined (every record identical)")
+    with pd.option_context("display.max_colwidth", 80, "display.width", 160):
+        return shown.to_string(index=False)
+
+
 def cmd_run(args) -> int:
     if (args.dataset is None) == (args.input is None):
         raise MicroaggError("give exactly one of --dataset NAME or --input FILE.csv.")
+    if args.encoding is not None and args.input is None:
+        raise MicroaggError("--encoding applies to --input files; leave it out with --dataset.")
     if args.engine != "dask" and args.scheduler is not None:
         raise MicroaggError("--scheduler needs --engine dask.")
     if args.engine == "memory" and args.block_size is not None:
         raise MicroaggError("--block-size needs --engine blocks or --engine dask.")
     if args.engine == "dask":
         return _run_dask(args)
-    if args.dataset is not None:
-        df = load_dataset(args.dataset, **_numbers(_parse_params(args.data_param)))
-    else:
-        try:
-            df = pd.read_csv(args.input)
-        except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise MicroaggError(f"cannot read {args.input}: {exc}") from None
+    data_params = _data_params(args)
+    if args.force and not args.out:
+        raise MicroaggError("--force allows --out to replace an existing file: give --out too.")
+    if args.out:
+        check_output(args.out, [args.input] if args.input else [], force=args.force)
     columns = [c.strip() for c in args.columns.split(",")] if args.columns else None
     keep = [c.strip() for c in args.keep.split(",")] if args.keep else None
     confidential = [c.strip() for c in args.confidential.split(",")] if args.confidential else None
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
+    df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, keep)
     print(f"microaggregating {len(df)} records with {args.method} + {args.aggregation}, k = {args.k} ...",
           file=sys.stderr)
+    d = len(columns) if columns else sum(pd.api.types.is_numeric_dtype(t) for t in df.dtypes)
+    hint = scale_hint(len(df), d, args.method, args.engine)
+    if hint:
+        print(f"note: {hint}", file=sys.stderr)
     t0 = time.perf_counter()
     engine = {"engine": "blocks", "block_size": args.block_size} if args.engine == "blocks" else {}
     own = {kind: {n: params.pop(n) for n in [p.name for p in get_method(kind, name).params if p.name == "seed"]
                   if n in params} for kind, name in (("partition", args.method), ("aggregate", args.aggregation))}
-    with warnings.catch_warnings(record=True) as caught:
+    estimate = " (estimate: {} to {})".format(*map(duration, exact_seconds(len(df), d))) if hint else ""
+    with heartbeat(estimate=estimate), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
                              keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
                              method_params=own["partition"], aggregation_params=own["aggregate"], **engine, **params)
+        report = rel.report()
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if rel.identifiers:
         print("identifiers, neither masked nor released (--identifiers to choose): "
               + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
-    with pd.option_context("display.max_colwidth", 80, "display.width", 160):
-        print(rel.report().to_string(index=False))
+    print(_report_text(report))
     if args.out:
-        rel.to_csv(args.out)
-        print(f"release written to {args.out}", file=sys.stderr)
+        _write(rel, args)
     return 0
 
 
@@ -141,7 +187,10 @@ def _run_dask(args) -> int:
         raise MicroaggError("--engine dask writes the release as Parquet files: give --out DIRECTORY.")
     if args.renormalize:
         raise MicroaggError("--renormalize is not available with --engine dask (it rescales over all records).")
-    data = load_dataset(args.dataset, **_numbers(_parse_params(args.data_param))) if args.dataset else args.input
+    if args.no_spreadsheet_safe:
+        raise MicroaggError("--no-spreadsheet-safe applies to CSV output; --engine dask writes Parquet files.")
+    data_params = _data_params(args)
+    data = load_dataset(args.dataset, **data_params) if args.dataset else args.input
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
     split = [(name, [c.strip() for c in value.split(",")] if value else None)
              for name, value in (("columns", args.columns), ("keep", args.keep), ("confidential", args.confidential))]
@@ -152,11 +201,10 @@ def _run_dask(args) -> int:
         raise MicroaggError("--keep-index is not available with --engine dask (it writes no index).")
     safety = {n: v for n, v in _safety(args).items() if n != "keep_index" and (n != "seed" or v is not None)}
     rel = microaggregate_dask(data, args.k, method=args.method, aggregation=args.aggregation, out=args.out,
-                              scheduler=args.scheduler, block_size=args.block_size, progress=True, **dict(split),
-                              **safety, **params)
+                              scheduler=args.scheduler, block_size=args.block_size, progress=True, force=args.force,
+                              encoding=args.encoding, **dict(split), **safety, **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    with pd.option_context("display.max_colwidth", 80, "display.width", 160):
-        print(rel.report().to_string(index=False))
+    print(_report_text(rel.report()))
     print(f"release written to {args.out} ({len(rel.files)} Parquet files)", file=sys.stderr)
     return 0
 
@@ -378,7 +426,8 @@ def cmd_methods(args) -> int:
             print(f"  {m.name:10s} {m.title} — {m.summary} [{m.source}]")
             for p in m.params:
                 rng = p.describe_range()
-                print(f"      {p.name} = {p.default!r} {rng}: {p.help}")
+                only = "".join(f" (only with {o}={' or '.join(map(repr, v))})" for o, v in p.only_with)
+                print(f"      {p.name} = {p.default!r} {rng}: {p.help}{only}")
     return 0
 
 
@@ -417,7 +466,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--renormalize", action="store_true", help="restore unit variance (Mortazavi & Jalili 2017, "
                                                                 "Eq. 5)")
     run.add_argument("--out", help="write the protected table to this CSV file (--engine dask: a new directory of "
-                     "Parquet files)")
+                     "Parquet files); never the input, and not an existing file unless --force")
+    run.add_argument("--force", action="store_true", help="let --out replace an existing file (--engine dask: a "
+                     "previous release directory)")
+    run.add_argument("--encoding", help="text encoding of --input CSV files (default UTF-8, with or without BOM), "
+                     "e.g. latin-1 or cp1252")
+    run.add_argument("--no-spreadsheet-safe", action="store_true", help="write text cells and column names "
+                     "starting with = + - @ as they are (by default a quote is put before them so that "
+                     "spreadsheets do not run them as formulas)")
     run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "
                      "once; blocks: inside blocks of at most --block-size records; dask: blocks on a Dask cluster")
     run.add_argument("--block-size", type=int, help=f"records per block, at least 2k (default {DEFAULT_BLOCK_SIZE})")
@@ -439,6 +495,13 @@ def main(argv: list[str] | None = None) -> int:
     except MicroaggError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # e.g. the disk filled up while writing: the atomic write left no partial file
+        print(f"error: {exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}; nothing was written.",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted; nothing was written.", file=sys.stderr)
+        return 130
 
 
 __all__ = ["main", "build_parser", "reproduce_mdav", "reproduce_partition", "reproduce_sl", "reproduce_dld",

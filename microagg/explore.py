@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .metrics import group_stats, information_loss, pil
+from .metrics import group_stats, information_loss, pil, sst
 from .metrics._arrays import percent
 from .metrics.privacy import PRIVACY_KEYS, sl_arguments
 from .metrics.risk import Linkage, check_rule, exact_cells, interval_disclosure
@@ -48,7 +48,7 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
         seconds = time.perf_counter() - t0
         link = Linkage(rel.Z, rel.Zp)
         cells, records = exact_cells(rel.original[rel.masked], rel.in_input_order()[rel.masked])
-        rows.append({"run": label, "method": method, "k": k, "IL": information_loss(rel.Z, rel.Zp),
+        rows.append({"run": label, "method": method, "k": k, "IL": _il(rel.Z, rel.Zp),
                      "PIL": pil(rel.Z, rel.Zp), "DLD": link.dld(dld_rule),
                      "SDID": interval_disclosure(rel.Z, rel.Zp, link.nearest, p),
                      "exact cells": cells, "exact records": records,
@@ -107,7 +107,7 @@ def satisfaction_over_alpha(Z, labels, alphas: Sequence[float], **privacy) -> pd
     for a in alphas:
         res = p3m_solve(Z, labels, alpha=float(a), **{k: v for k, v in privacy.items() if k in PRIVACY_KEYS})
         rows.append({"alpha": float(a), "SL P3M": satisfaction_level(Z, res.Zp, **spec), "SL mean (renormalized)": base,
-                     "IL P3M": information_loss(Z, res.Zp),
+                     "IL P3M": _il(Z, res.Zp),
                      "certified": bool(np.all(res.certified)), "status": ", ".join(sorted(set(res.status)))})
     return pd.DataFrame(rows)
 
@@ -126,3 +126,8 @@ def satisfaction_grid(data, ks: Sequence[int], alphas: Sequence[float], method: 
         if progress is not None:
             progress((i + 1) / len(ks), f"k = {k}")
     return pd.DataFrame(rows)
+
+
+def _il(Z, Zp) -> float:
+    """IL, or NaN when it is undefined because every record is identical (SST = 0)."""
+    return float("nan") if sst(Z) == 0 else information_loss(Z, Zp)

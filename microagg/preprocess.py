@@ -16,11 +16,15 @@ from .errors import MicroaggError
 
 
 def as_frame(data) -> pd.DataFrame:
-    """Wrap an array-like as a DataFrame (columns ``x0, x1, ...``); DataFrames pass as they are."""
+    """Wrap an array-like as a DataFrame (columns ``x0, x1, ...``); DataFrames pass as they are, except that
+    column labels that are not strings (``pd.DataFrame(array)``: 0, 1, ...) become strings ("0", "1", ...)
+    in a new frame sharing the data; an unnamed Series becomes column ``x0``."""
     if isinstance(data, pd.DataFrame):
-        return data
+        if all(isinstance(c, str) for c in data.columns):
+            return data
+        return data.rename(columns=str)
     if isinstance(data, pd.Series):
-        return data.to_frame()
+        return data.to_frame(name="x0" if data.name is None else str(data.name))
     arr = np.asarray(data)
     if arr.ndim == 1:
         arr = arr[:, None]
@@ -38,6 +42,10 @@ def select_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> li
     dup = sorted({c for c in names if names.count(c) > 1})
     if dup:
         raise MicroaggError(f"duplicate column names {dup}: rename them so that every column is unique.")
+    complex_ = [str(c) for c in df.columns if pd.api.types.is_complex_dtype(df[c])]
+    if complex_ and (columns is None or set(complex_) & set([columns] if isinstance(columns, str) else columns)):
+        raise MicroaggError(f"columns {complex_} hold complex numbers: microaggregation needs real numbers. "
+                            "Split them into real and imaginary parts (two columns) if both matter, or drop them.")
     if columns is None:
         cols = [str(c) for c in df.columns if _is_numeric(df[c])]
         if not cols:
@@ -103,7 +111,9 @@ def check_finite(X: np.ndarray, names: Sequence[str] | None = None, index=None, 
 class Standardizer:
     """Per-attribute mean and population sd (Mortazavi & Jalili 2017, §2.1).
 
-    A constant attribute gets ``sd = 1``: its z-scores are 0 and it is restored exactly.
+    A constant attribute gets ``sd = 1``: its z-scores are 0 and it is restored exactly. ``fit`` computes
+    them on each column divided by its largest magnitude, so that values from 1e-300 to 1e300 neither
+    underflow nor overflow when squared.
     """
 
     mean: np.ndarray
@@ -112,8 +122,11 @@ class Standardizer:
     @classmethod
     def fit(cls, X: np.ndarray) -> Standardizer:
         X = np.asarray(X, dtype=np.float64)
-        mean = X.mean(axis=0)
-        sd = X.std(axis=0)
+        scale = np.abs(X).max(axis=0) if len(X) else np.ones(X.shape[1:])
+        scale = np.where((scale > 0) & np.isfinite(scale), scale, 1.0)
+        Xs = X / scale
+        mean = Xs.mean(axis=0) * scale
+        sd = Xs.std(axis=0) * scale
         sd = np.where(sd > 0, sd, 1.0)
         return cls(mean=mean, sd=sd)
 
@@ -124,6 +137,25 @@ class Standardizer:
     def inverse(self, Z: np.ndarray) -> np.ndarray:
         """v' = z' sd + mean (Mortazavi & Jalili 2017, Eq. 6 and Eq. 18)."""
         return np.asarray(Z, dtype=np.float64) * self.sd + self.mean
+
+
+def check_scale(X: np.ndarray, names: Sequence[str], std: Standardizer) -> np.ndarray:
+    """z-scores of ``X`` with ``std``, refusing a column whose values float64 cannot standardize (z-scores
+    or their squared distances overflow, or the spread is below the smallest normal number), naming it."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        Z = std.transform(X)
+        back = std.inverse(Z)
+    top = np.abs(X).max(axis=0) if len(X) else np.zeros(X.shape[1])
+    for j, name in enumerate(names):
+        if not (np.isfinite(Z[:, j]).all() and np.isfinite(back[:, j]).all()):
+            raise MicroaggError(f"column '{name}' has values up to {top[j]:.3g}: its deviations from the mean overflow "
+                                "float64 (largest about 1.8e308), so it cannot be standardized. Rescale it (e.g. "
+                                "divide by 1e10) and try again.")
+        if std.sd[j] < np.finfo(np.float64).tiny and np.ptp(X[:, j]) > 0:
+            raise MicroaggError(f"column '{name}' varies by only {np.ptp(X[:, j]):.3g}: below the smallest normal "
+                                "float64 (2.2e-308), it cannot be standardized. Rescale it (e.g. multiply by 1e10) "
+                                "and try again.")
+    return Z
 
 
 def standardize(data, columns: Sequence[str] | None = None) -> np.ndarray:

@@ -28,6 +28,9 @@ class Param:
     array the method checks itself). ``low``/``high`` bound numbers inclusively
     unless ``low_open``/``high_open`` say otherwise. ``array_ok`` lets a "float"
     parameter (a scalar widget) also take an array, which the method checks itself.
+    ``only_with`` maps another parameter of the method to the values under which this one has an
+    effect (e.g. P3M's ``w`` only with ``weights="given"``); set to anything but its default under
+    other values, it is refused (``Method.resolve``) rather than silently ignored.
     """
 
     name: str
@@ -41,6 +44,15 @@ class Param:
     high_open: bool = False
     choices: tuple = ()
     array_ok: bool = False
+    only_with: tuple = ()  # ((other parameter, (values under which this one has an effect)), ...)
+
+    def active(self, values: dict) -> bool:
+        """Whether this parameter has an effect given the other parameters' ``values``."""
+        return all(values.get(other, None) in allowed for other, allowed in self.only_with)
+
+    def is_default(self, value: Any) -> bool:
+        """Whether ``value`` is this parameter's default (an array never is)."""
+        return (isinstance(value, str) or np.ndim(value) == 0) and value == self.default
 
     def describe_range(self) -> str:
         if self.type == "choice":
@@ -146,7 +158,21 @@ class Method:
         out = self.defaults()
         for name, value in params.items():
             out[name] = known[name].validate(value, f"{self.kind} method '{self.name}'")
+        for name in params:
+            p = known[name]
+            if not p.active(out) and not p.is_default(out[name]):
+                when = " or ".join(f"{o}={v!r}" for o, vals in p.only_with for v in vals)
+                now = ", ".join(f"{o}={out[o]!r}" for o, _ in p.only_with)
+                raise MicroaggError(f"parameter '{name}' of {self.kind} method '{self.name}' has an effect only with "
+                                    f"{when}, not with {now}: leave it out or change {now.split('=')[0]}.")
         return out
+
+    def active(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``params`` without the ones that have no effect under the others (``Param.only_with``), e.g. for a
+        form that shows every parameter."""
+        values = {**self.defaults(), **params}
+        names = {p.name for p in self.params}
+        return {n: v for n, v in params.items() if n not in names or self.param(n).active(values)}
 
 
 _REGISTRY: dict[str, dict[str, Method]] = {kind: {} for kind in KINDS}

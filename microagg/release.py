@@ -19,6 +19,7 @@ k-anonymity check, and ``strata`` microaggregates inside each stratum so that th
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,13 +30,15 @@ import pandas as pd
 
 from .aggregate._labels import check_labels
 from .errors import MicroaggError
+from .io import read_csv, write_csv
 from .metrics import group_stats, k_anonymity
 from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
 from .metrics.risk import exact_cells
 from .partition import check_k
+from .partition._validate import check_int
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
-from .preprocess import Standardizer, as_frame, numeric_matrix, select_columns, standardize
+from .preprocess import Standardizer, as_frame, check_scale, numeric_matrix, select_columns, standardize
 from .preprocess import renormalize as _renormalize
 from .registry import Method, get_method
 from .safety import chosen_identifiers, class_ids, key_codes, meaningful_index, permutation
@@ -155,11 +158,13 @@ class Release:
             rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
         return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
 
-    def to_csv(self, path, index: bool | None = None, **kwargs) -> None:
-        """Write the protected table as published: rows in the release's order, no index unless the release keeps
-        the input's (``keep_index=True``) or ``index=True`` is asked for."""
-        self.protected.to_csv(path, index=self.params.get("keep_index", False) if index is None else index,
-                              **kwargs)
+    def to_csv(self, path=None, index: bool | None = None, spreadsheet_safe: bool = True, **kwargs):
+        """Write the protected table as published, atomically: rows in the release's order, no index unless the
+        release keeps the input's (``keep_index=True``) or ``index=True`` is asked for; ``path=None`` returns the
+        text. ``spreadsheet_safe`` prefixes a quote to text cells and column names a spreadsheet would run as
+        formulas (``microagg.io.neutralise``); set it False to write them as they are."""
+        keep = self.params.get("keep_index", False) if index is None else index
+        return write_csv(self.protected, path, spreadsheet_safe=spreadsheet_safe, index=keep, **kwargs)
 
 
 def report_row(metric, value, unit="", direction="", source="", attribute="all") -> dict:
@@ -229,7 +234,7 @@ def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> 
 ENGINES = ("memory", "blocks", "dask")
 
 
-def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean",
+def microaggregate(data, k: int, method: str | None = None, aggregation: str = "mean",
                    columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
                    renormalize: bool = False, method_params: dict | None = None,
                    aggregation_params: dict | None = None, labels=None, confidential: Sequence[str] | None = None,
@@ -240,18 +245,22 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
                    out=None, scheduler=None, **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
-    ``method`` and ``aggregation`` name registered methods (``microagg.registry``);
+    ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
     their parameters are passed as keywords (or in ``method_params`` /
-    ``aggregation_params``). ``columns=None`` masks every numeric column that is not an identifier, a key,
-    a stratum or confidential. Columns not masked are dropped unless listed in ``keep``, which releases them
-    unchanged.
+    ``aggregation_params``). ``data`` is a DataFrame, an array or the path of a CSV file (read by
+    ``microagg.io.read_csv``; its conversions and text columns are warnings). ``columns=None`` masks every
+    numeric column that is not an identifier, a key, a stratum or confidential. Columns not masked are dropped
+    unless listed in ``keep``, which releases them unchanged.
     ``renormalize`` rescales the masked z-scores to unit variance (Mortazavi & Jalili 2017
     Eq. 5) before destandardizing; it is refused for aggregations that already
     preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
     An aggregation registered with a ``with_report`` hook ((Z, labels, **params) ->
     (Z', rows)) adds its rows to ``report()``. ``labels`` reuses a partition computed
     earlier (e.g. cached by the dashboard) instead of running ``method`` again; it is
-    checked like any other. The input is never modified.
+    checked like any other, and the release records ``method`` and its parameters only if
+    they are given (they are the caller's statement of how ``labels`` were made). The input
+    is never modified. Released values of a group-local aggregation (mean, median) are computed
+    in the original units, exact to float64 rounding; others are destandardized from z-scores.
 
     ``confidential`` names the confidential (sensitive) columns: they are released
     unchanged; a method that uses roles (HM-pfsom) reads them to form its groups,
@@ -280,15 +289,22 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     """
     if engine not in ENGINES:
         raise MicroaggError(f"unknown engine {engine!r}; choose one of {list(ENGINES)}.")
+    if not isinstance(renormalize, (bool, np.bool_)):
+        raise MicroaggError(f"renormalize must be True or False; got {renormalize!r}.")
+    if n_jobs is not None:
+        n_jobs = check_int(n_jobs, 1, "n_jobs must be an integer >= 1 (threads running blocks)")
+    if labels is not None and method is None and (method_params or set(params) - _aggregation_names(aggregation)):
+        raise MicroaggError("method parameters were given with labels= but no method=: name the method that made "
+                            "the labels, or leave its parameters out.")
     if engine == "dask":
         from .scale import microaggregate_dask
 
         if labels is not None or renormalize or n_jobs is not None or blocks is not None or keep_index:
             raise MicroaggError("engine='dask' computes its own blocks and partition, cannot renormalize and writes "
                                 "no index: leave 'labels', 'renormalize', 'n_jobs', 'blocks' and 'keep_index' out.")
-        return microaggregate_dask(data, k, method=method, aggregation=aggregation, columns=columns, keep=keep,
-                                   confidential=confidential, identifiers=identifiers, keys=keys, strata=strata,
-                                   shuffle=shuffle, method_params=method_params,
+        return microaggregate_dask(data, k, method=method or "mdav", aggregation=aggregation, columns=columns,
+                                   keep=keep, confidential=confidential, identifiers=identifiers, keys=keys,
+                                   strata=strata, shuffle=shuffle, method_params=method_params,
                                    aggregation_params=aggregation_params, out=out, scheduler=scheduler,
                                    block_size=block_size, **({} if seed is None else {"seed": seed}), **params)
     if out is not None or scheduler is not None:
@@ -299,9 +315,17 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     for name, flag in (("shuffle", shuffle), ("keep_index", keep_index)):
         if not isinstance(flag, (bool, np.bool_)):
             raise MicroaggError(f"'{name}' must be True or False; got {flag!r}.")
+    if isinstance(data, (str, os.PathLike)):
+        table = read_csv(data)
+        for note in table.notes:
+            warnings.warn(note, stacklevel=2)
+        data = table.data
     df = as_frame(data)
     k = check_k(k)
-    part, agg, mp, ap = resolve_methods(method, aggregation, params, method_params, aggregation_params)
+    given = labels is not None and method is None  # a partition made elsewhere: no method to record
+    part, agg, mp, ap = resolve_methods(method or "mdav", aggregation, params, method_params, aggregation_params)
+    if given:
+        mp = {}
     if renormalize and agg.extras.get("preserves_moments"):
         raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
                             "preserves every attribute's mean and variance, and rescaling would undo what it "
@@ -318,7 +342,7 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
     order, seed = permutation(len(df), seed) if shuffle else (np.arange(len(df)), None)
 
     std = Standardizer.fit(X)
-    Z = std.transform(X)
+    Z = check_scale(X, masked, std)
     stratum = stratum_ids(df, roles.strata, k)
     engine_info = {"engine": engine}
     if engine == "blocks":
@@ -334,20 +358,21 @@ def microaggregate(data, k: int, method: str = "mdav", aggregation: str = "mean"
         labels = _partition(part, df, conf, Z, k, mp, blocks=blocks, block_size=B if blocks is not None else None,
                             n_jobs=n_jobs)
     labels = np.asarray(labels)
-    _check_partition(labels, Z.shape, k, part)
+    _check_partition(labels, Z.shape, k, "given labels" if given else part.name)
     _check_strata(labels, stratum, roles.strata)
     hook = agg.extras.get("with_report")
     Zp, agg_rows = hook(Z, labels, **ap) if hook is not None else (agg.func(Z, labels, **ap), [])
     if renormalize:
         Zp = _renormalize(Zp)
-    V = _tidy(std.inverse(Zp))
+    V = release_values(X, Zp, labels, agg, ap, std, exact=not renormalize)
     masked_only = k_anonymity(V, k)
-    if part.record_level and not masked_only["k_anonymous"]:
+    method = "given labels" if given else (method or "mdav")
+    if labels.ndim == 1 and not masked_only["k_anonymous"]:
         raise MicroaggError(f"internal check failed: the masked rows of method '{method}' are not {k}-anonymous "
                             f"(smallest class {masked_only['min_class']}); no release was made.")
     codes = key_codes(df, roles.keys)
     anonymity = k_anonymity(np.column_stack([codes, V]), k) if roles.keys else masked_only
-    if not part.record_level and not anonymity["k_anonymous"]:
+    if labels.ndim > 1 and not anonymity["k_anonymous"]:
         warnings.warn(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
                       f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
                       "k); see the report.", stacklevel=2)
@@ -436,8 +461,16 @@ def resolve_methods(method: str, aggregation: str, params: dict, method_params: 
     part = get_method("partition", method)
     agg = get_method("aggregate", aggregation)
     mp, ap = split_params(part, agg, params)
+    for where, direct, extra in (("method_params", mp, method_params), ("aggregation_params", ap, aggregation_params)):
+        both = sorted(set(direct) & set(extra or {}))
+        if both:
+            raise MicroaggError(f"parameter(s) {both} given both as keywords and in {where}: give each once.")
     return (part, agg, part.resolve({**mp, **(method_params or {})}),
             agg.resolve({**ap, **(aggregation_params or {})}))
+
+
+def _aggregation_names(aggregation: str) -> set[str]:
+    return {p.name for p in get_method("aggregate", aggregation).params}
 
 
 @dataclass(frozen=True)
@@ -557,20 +590,26 @@ def pooled_labels(labels: np.ndarray) -> np.ndarray:
     return (labels + offsets).ravel()
 
 
-def _tidy(V: np.ndarray, top: np.ndarray | None = None) -> np.ndarray:
-    """Round away the z-score round trip's noise (368.0000000000009 -> 368.0): 12 significant digits
-    relative to each column's largest magnitude ``top`` (default: of ``V``). Identical rows stay identical."""
-    if top is None:
-        top = np.abs(V).max(axis=0) if V.size else np.zeros(V.shape[1])
-    digits = np.where(top > 0, 11 - np.floor(np.log10(np.where(top > 0, top, 1.0))), 0).astype(int)
-    return np.column_stack([np.round(V[:, t], digits[t]) for t in range(V.shape[1])]) if V.size else V
+def release_values(X: np.ndarray, Zp: np.ndarray, labels: np.ndarray, agg: Method, params: dict,
+                   std: Standardizer, exact: bool = True) -> np.ndarray:
+    """Released values in original units. A group-local aggregation (mean, median) commutes with the affine
+    standardization (Mortazavi & Jalili 2017, Eq. 6), so with ``exact`` it is applied to ``X`` itself: exact to
+    float64 rounding at any magnitude. Only a column whose group sums could overflow is divided first by its
+    largest magnitude (so no small value of an ordinary column is pushed into the subnormal range). Otherwise
+    ``Zp`` is destandardized."""
+    if not (exact and agg.group_local):
+        return std.inverse(Zp)
+    top = np.abs(X).max(axis=0) if len(X) else np.zeros(X.shape[1])
+    risky = top * max(len(X), 1) > np.finfo(np.float64).max / 4
+    scale = np.where(risky, top, 1.0)
+    return agg.func(X / scale, labels, **params) * scale
 
 
-def _check_partition(labels: np.ndarray, shape: tuple[int, int], k: int, method: Method) -> None:
+def _check_partition(labels: np.ndarray, shape: tuple[int, int], k: int, method: str) -> None:
     """Refuse labels that are not a partition of the records (``check_labels``) or have a group smaller than k
     (a release would not be k-anonymous)."""
     lab = check_labels(labels, shape[0], d=shape[1])
     smallest = min(np.bincount(col).min() for col in (lab.T if lab.ndim == 2 else [lab]))
     if smallest < k:
-        raise MicroaggError(f"method '{method.name}' produced a group of {smallest} < k = {k} records; "
+        raise MicroaggError(f"method '{method}' produced a group of {smallest} < k = {k} records; "
                             "no release was made.")

@@ -48,15 +48,16 @@ import numpy as np
 import pandas as pd
 
 from .errors import MicroaggError
+from .io import csv_header, read_csv
 from .metrics import dld, k_anonymity, sse
 from .metrics.anonymity import size_stats
 from .metrics.registry import get_metric
 from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .partition.univariate import principal_axis
-from .preprocess import Standardizer, _is_numeric, as_frame
+from .preprocess import Standardizer, _is_numeric, as_frame, check_scale
 from .registry import get_method
-from .release import _tidy, column_roles, column_rows, group_rows, report_row, resolve_methods, safety_rows
+from .release import column_roles, column_rows, group_rows, release_values, report_row, resolve_methods, safety_rows
 from .safety import key_codes, permutation
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
@@ -214,7 +215,6 @@ class _Job:
     masked: list[str]
     confidential: list[str]
     columns_out: list[str]
-    top: np.ndarray
     out: str
     dld_blocks: frozenset
     shuffle_seed: int | None
@@ -226,18 +226,22 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                         method_params: dict | None = None, aggregation_params: dict | None = None,
                         out=None, scheduler=None, block_size: int | None = None, sample_size: int | None = None,
                         dld_sample: int = DLD_SAMPLE, seed: int | None = None, progress: bool = False,
-                        **params) -> DaskRelease:
+                        force: bool = False, encoding: str | None = None, **params) -> DaskRelease:
     """Microaggregate ``data`` block by block on Dask and write the release to ``out`` (module docstring).
 
     ``data``: a path, glob pattern, directory or list of CSV or Parquet files, or a dask or pandas
     DataFrame. ``scheduler``: None (a ``LocalCluster`` on this machine), a scheduler address
     (``"tcp://host:8786"``) or a ``distributed.Client``; the workers must be able to read ``data`` and
-    write ``out`` (a new or empty directory, local or any fsspec URL). ``block_size`` B (default
-    ``DEFAULT_BLOCK_SIZE``) must be >= 2k; ``sample_size`` records (default max(SAMPLE_SIZE, 20 n / B))
-    build the split tree; DLD is computed on whole blocks holding about ``dld_sample`` records (0: not
-    computed); ``seed`` fixes both samples (default 0) and the shuffle of the rows inside every file written
-    (``shuffle``, default; README "Publishing a release safely"; without ``seed`` the shuffle's seed is fresh,
-    recorded in ``params["shuffle_seed"]``). ``identifiers`` are those of ``microaggregate`` (detected
+    write ``out`` (a new or empty directory, local or any fsspec URL; with ``force`` also a previous
+    release, which is replaced). The release is written to a temporary directory beside ``out`` and
+    renamed to ``out`` once every partition has passed its checks and the report is made: a failure
+    leaves nothing behind. CSV files are read with ``microagg.io.read_csv`` (``encoding``), file by file.
+    ``block_size`` B (default ``DEFAULT_BLOCK_SIZE``) must be >= 2k; ``sample_size`` records (default
+    max(SAMPLE_SIZE, 20 n / B)) build the split tree; DLD is computed on whole blocks holding about
+    ``dld_sample`` records (0: not computed); ``seed`` fixes both samples (default 0) and the shuffle of the
+    rows inside every file written (``shuffle``, default; README "Publishing a release safely"; without
+    ``seed`` the shuffle's seed is fresh, recorded in ``params["shuffle_seed"]``). ``identifiers`` are those
+    of ``microaggregate`` (detected
     on the values too for in-memory input, on the names only for files); no index is written.
     ``strata`` make every stratum one block (it must hold between k and B records) and every key column must
     be a stratum; ``keys`` then enter the k-anonymity check of every partition written.
@@ -264,7 +268,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         raise MicroaggError("engine='dask' writes the release as Parquet files: give out='a new directory'.")
     if not isinstance(shuffle, (bool, np.bool_)):
         raise MicroaggError(f"'shuffle' must be True or False; got {shuffle!r}.")
-    ddf, meta, files = _read(data)
+    ddf, meta, files = _read(data, encoding)
     roles = column_roles(as_frame(data).rename(columns=str) if isinstance(data, IN_MEMORY) else meta, columns, keep,
                          confidential, identifiers, keys, strata)
     masked, conf, keep, names = roles.masked, roles.confidential, roles.kept, roles.names
@@ -275,11 +279,10 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     released = [c for c in names if c in masked or c in conf or c in keep]
     needed = [c for c in names if c in released or c in roles.strata]
     if files is not None:
-        _check_files(*files, needed)
+        _check_files(*files, needed, encoding)
     ddf = ddf[needed]
     fs, root = fsspec.core.url_to_fs(os.fspath(out))
-    if fs.exists(root) and (not fs.isdir(root) or fs.ls(root)):
-        raise MicroaggError(f"out={os.fspath(out)!r} exists and is not an empty directory: choose a new one.")
+    _check_out(fs, root, os.fspath(out), files, force)
 
     timings = {}
     with _client(scheduler) as client:
@@ -292,13 +295,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         except MicroaggError:
             raise
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            text = str(exc)
-            if text.startswith("Mismatched dtypes"):  # dask's CSV reader; its advice (dtype=str) does not apply here
-                raise MicroaggError("a column holds numbers in the first CSV file but not in another one; "
-                                    "microaggregation needs numbers: fix or remove those values.\n"
-                                    + text.split("Usually this is due")[0].strip()) from None
-            raise MicroaggError(f"reading the input failed: {type(exc).__name__}: {text}") from None
-        lengths, std, top, m2 = _combine(moments, masked + conf, k)
+            raise MicroaggError(f"reading the input failed: {type(exc).__name__}: {exc}") from None
+        lengths, std, sst_cols = _combine(moments, masked + conf, k)
         n = int(lengths.sum())
         dq = len(masked)
 
@@ -309,7 +307,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
                                               for i, (p, s) in enumerate(zip(parts, sizes))],
                                      progress, "sample", timings))
         qi = Standardizer(std.mean[:dq], std.sd[:dq])
-        sst = float((m2[:dq] / qi.sd ** 2).sum())  # of the masked z-scores; a constant column (sd 1) adds 0
+        sst = float(sst_cols[:dq].sum())  # of the masked z-scores; a constant column adds 0
         if roles.strata:  # every stratum one block (module docstring, step 4)
             plan = _strata_plan(_compute(client, [dask.delayed(_strata_count)(p, roles.strata) for p in parts],
                                          progress, "strata", timings), roles.strata, k, B)
@@ -329,18 +327,27 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         threads = sum(client.nthreads().values())
         rows = max(B, min(PARTITION_ROWS, math.ceil(n / (4 * threads))))
         shuffled = routed.set_index(BLOCK, divisions=_divisions(block_sizes, rows))
-        fs.makedirs(root, exist_ok=True)
-        job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, released, top,
-                   fs.unstrip_protocol(root), frozenset(int(b) for b in dld_blocks), shuffle_seed if shuffle else None,
-                   roles.keys)
-        stats = _compute(client, [dask.delayed(_release)(p, i, job) for i, p in enumerate(shuffled.to_delayed())],
-                         progress, "release", timings)
-        address = client.scheduler.address
-
-    table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
-                    [c for c in names if c not in released], address, method, aggregation)
-    table = pd.concat([table, pd.DataFrame(safety_rows(roles.identifiers, roles.keys, roles.strata, None, False,
-                                                       shuffle))], ignore_index=True)
+        staging = f"{root.rstrip('/')}.partial-{os.getpid()}-{time.time_ns()}"
+        fs.makedirs(staging, exist_ok=False)
+        try:
+            job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, released,
+                       fs.unstrip_protocol(staging), frozenset(int(b) for b in dld_blocks),
+                       shuffle_seed if shuffle else None, roles.keys)
+            stats = _compute(client, [dask.delayed(_release)(p, i, job)
+                                      for i, p in enumerate(shuffled.to_delayed())], progress, "release", timings)
+            address = client.scheduler.address
+            table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
+                            [c for c in names if c not in released], address, method, aggregation)
+            table = pd.concat([table, pd.DataFrame(safety_rows(roles.identifiers, roles.keys, roles.strata, None,
+                                                               False, shuffle))], ignore_index=True)
+            _publish(fs, staging, root)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                fs.rm(staging, recursive=True)
+            raise
+    final = fs.unstrip_protocol(root)
+    for s in stats:
+        s["file"] = final + s["file"][len(job.out):]
     params_used = {"k": k, "method": method, "aggregation": aggregation, "columns": masked, "keep": keep,
                    "confidential": conf, "identifiers": None if identifiers is None else list(roles.identifiers),
                    "shuffle": bool(shuffle), "engine": "dask", "block_size": B, "sample_size": int(sample_size),
@@ -353,8 +360,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
 # ----------------------------------------------------------------------------- input
 
 
-def _read(data) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None]:
-    """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None)."""
+def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None]:
+    """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None). CSV files
+    are read whole, one partition each, by ``microagg.io.read_csv``; the first is read here for the dtypes."""
     if isinstance(data, dd.DataFrame):
         ddf, files = data.rename(columns=str), None
     elif isinstance(data, IN_MEMORY):
@@ -364,15 +372,57 @@ def _read(data) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None]:
         fs, paths, kind = _input_files(data)
         files = (fs, paths, kind)
         urls = [fs.unstrip_protocol(p) for p in paths]
-        try:
-            ddf = dd.read_parquet(urls) if kind == "parquet" else dd.read_csv(urls)
-        except (OSError, ValueError, TypeError) as exc:
-            raise MicroaggError(f"cannot read {_show(data)}: {type(exc).__name__}: {exc}") from None
+        if kind == "csv":
+            first = _read_csv_file(urls[0], encoding)
+            ddf = dd.from_delayed([dask.delayed(_read_csv_file)(u, encoding) for u in urls], meta=first.iloc[:0],
+                                  verify_meta=False)
+        else:
+            try:
+                ddf = dd.read_parquet(urls)
+            except (OSError, ValueError, TypeError) as exc:
+                raise MicroaggError(f"cannot read {_show(data)}: {type(exc).__name__}: {exc}") from None
     else:
         raise MicroaggError(f"engine='dask' reads a path, glob pattern or list of CSV/Parquet files, or a dask or "
                             f"pandas DataFrame; got {type(data).__name__}.")
     meta = pd.DataFrame({str(c): pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
     return ddf, meta, files
+
+
+def _read_csv_file(url: str, encoding: str | None) -> pd.DataFrame:
+    with fsspec.open(url, "rb") as f:
+        return read_csv(f, encoding=encoding, name=url).data
+
+
+def _check_out(fs, root: str, shown: str, files, force: bool) -> None:
+    """Refuse an output that is an input, a file, or a non-empty directory other than a previous release
+    (``part-*.parquet`` files only) replaced with ``force``; its parent must exist."""
+    if files is not None and any(root.rstrip("/") == p or p.startswith(root.rstrip("/") + "/") for p in files[1]):
+        raise MicroaggError(f"out={shown!r} holds or is the input: writing there would destroy the original data. "
+                            "Choose a new directory.")
+    if not fs.exists(root):
+        parent = root.rstrip("/").rpartition("/")[0]
+        if parent and fs.protocol in ("file", ("file", "local")) and not fs.isdir(parent):
+            raise MicroaggError(f"cannot write out={shown!r}: the folder {parent} does not exist. Create it first.")
+        return
+    if not fs.isdir(root):
+        raise MicroaggError(f"out={shown!r} is a file; give a directory for the Parquet files.")
+    content = fs.ls(root, detail=False)
+    if not content:
+        return
+    previous = all(os.path.basename(p.rstrip("/")).startswith("part-") and p.endswith(".parquet") for p in content)
+    if not force:
+        raise MicroaggError(f"out={shown!r} exists and is not empty: choose a new directory, or pass --force "
+                            "(force=True) to replace a previous release.")
+    if not previous:
+        raise MicroaggError(f"out={shown!r} holds files that are not a microagg release (part-*.parquet); it is not "
+                            "replaced even with force. Choose a new directory.")
+
+
+def _publish(fs, staging: str, root: str) -> None:
+    """Move the checked release from ``staging`` to ``root`` (replacing an empty directory or a previous release)."""
+    if fs.exists(root):
+        fs.rm(root, recursive=True)
+    fs.mv(staging, root, recursive=True)
 
 
 def _show(data) -> str:
@@ -407,7 +457,7 @@ def _format(path: str) -> str | None:
     return FORMATS.get(os.path.splitext(path)[1].lower())
 
 
-def _check_files(fs, paths: list[str], kind: str, needed: list[str]) -> None:
+def _check_files(fs, paths: list[str], kind: str, needed: list[str], encoding: str | None = None) -> None:
     """Every file must be readable and have every needed column (headers and schemas only, no data)."""
     import pyarrow.parquet as pq
 
@@ -415,7 +465,7 @@ def _check_files(fs, paths: list[str], kind: str, needed: list[str]) -> None:
     for p in paths:
         try:
             with fs.open(p, "rb") as f:
-                cols = pq.read_schema(f).names if kind == "parquet" else pd.read_csv(f, nrows=0).columns
+                cols = pq.read_schema(f).names if kind == "parquet" else csv_header(f, encoding, p)
         except (OSError, ValueError) as exc:
             raise MicroaggError(f"cannot read {p}: {type(exc).__name__}: {exc}") from None
         cols = {str(c) for c in cols}
@@ -445,39 +495,49 @@ def _matrix(df: pd.DataFrame, i: int, cols: list[str]) -> np.ndarray:
 
 
 def _moments(df: pd.DataFrame, i: int, cols: list[str]) -> dict:
-    """Count, mean, sum of squared deviations, non-finite count and largest magnitude per column."""
+    """Count, largest magnitude ``scale``, mean, sum of squared deviations in units of ``scale`` (so that
+    magnitudes from 1e-300 to 1e300 neither underflow nor overflow when squared) and non-finite count per column."""
     X = _matrix(df, i, cols)
     bad = (~np.isfinite(X)).sum(axis=0)
     if len(X) == 0 or bad.any():
         zero = np.zeros(X.shape[1])
-        return {"n": len(X), "mean": zero, "m2": zero, "bad": bad, "top": zero}
-    mean = X.mean(axis=0)
-    return {"n": len(X), "mean": mean, "m2": ((X - mean) ** 2).sum(axis=0), "bad": bad, "top": np.abs(X).max(axis=0)}
+        return {"n": len(X), "scale": np.ones(X.shape[1]), "mean": zero, "m2": zero, "bad": bad, "low": zero,
+                "high": zero}
+    scale = np.abs(X).max(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    Xs = X / scale
+    mean = Xs.mean(axis=0)
+    return {"n": len(X), "scale": scale, "mean": mean * scale, "m2": ((Xs - mean) ** 2).sum(axis=0), "bad": bad,
+            "low": X.min(axis=0), "high": X.max(axis=0)}
 
 
-def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, Standardizer, np.ndarray, np.ndarray]:
-    """(partition lengths, population-sd standardizer, largest magnitudes, sums of squared deviations) from the
-    per-partition moments, combined pairwise in partition order (Chan, Golub & LeVeque 1983)."""
+def _combine(moments: list[dict], cols: list[str], k: int) -> tuple[np.ndarray, Standardizer, np.ndarray]:
+    """(partition lengths, population-sd standardizer, SST of each column's z-scores) from the per-partition
+    moments, combined pairwise in partition order (Chan, Golub & LeVeque 1983) in units of the largest
+    magnitude of each column."""
     bad = np.sum([m["bad"] for m in moments], axis=0)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         raise MicroaggError(f"column '{cols[j]}' has {int(bad[j])} non-finite value(s) (NaN or infinite) in the "
                             "input; remove or impute them before microaggregating.")
+    live = [m for m in moments if m["n"]]
+    S = np.max([m["scale"] for m in live], axis=0) if live else np.ones(len(cols))
     n, mean, m2 = 0, np.zeros(len(cols)), np.zeros(len(cols))
-    for m in moments:
-        if m["n"] == 0:
-            continue
+    for m in live:
         total = n + m["n"]
-        delta = m["mean"] - mean
+        delta = m["mean"] / S - mean
         mean = mean + delta * (m["n"] / total)
-        m2 = m2 + m["m2"] + delta ** 2 * (n * m["n"] / total)
+        m2 = m2 + m["m2"] * (m["scale"] / S) ** 2 + delta ** 2 * (n * m["n"] / total)
         n = total
     if n < k:
         raise MicroaggError(f"the data have {n} records but k = {k}: a k-anonymous release needs at least k "
                             "records. Lower k or supply more records.")
     sd = np.sqrt(m2 / n)
-    top = np.max([m["top"] for m in moments], axis=0)
-    return np.array([m["n"] for m in moments], dtype=np.int64), Standardizer(mean, np.where(sd > 0, sd, 1.0)), top, m2
+    sst = np.where(sd > 0, m2 / np.where(sd > 0, sd, 1.0) ** 2, 0.0)
+    std = Standardizer(mean * S, np.where(sd > 0, sd * S, 1.0))
+    extremes = np.array([np.min([m["low"] for m in live], axis=0), np.max([m["high"] for m in live], axis=0)])
+    check_scale(extremes, cols, std)
+    return np.array([m["n"] for m in moments], dtype=np.int64), std, sst
 
 
 def _allocate(lengths: np.ndarray, size: int) -> np.ndarray:
@@ -559,7 +619,8 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
                              blocks=ids, **conf, **job.method_params)
     Zq = Z[:, :dq]
     Zp = get_method("aggregate", job.aggregation).func(Zq, labels, **job.aggregation_params)
-    V = _tidy(job.qi.inverse(Zp), job.top[:dq])
+    X = df[job.masked].to_numpy(dtype=np.float64)
+    V = release_values(X, Zp, labels, get_method("aggregate", job.aggregation), job.aggregation_params, job.qi)
     an = k_anonymity(np.column_stack([key_codes(df, job.keys), V]), job.k)  # whole strata, so whole key classes
     if not an["k_anonymous"]:
         raise MicroaggError(f"internal check failed: partition {i} has an equivalence class of {an['min_class']} < "

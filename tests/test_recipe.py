@@ -52,6 +52,8 @@ def test_recipes_carry_the_block_engine(tmp_path, monkeypatch):
     scope = {}
     exec(code, scope)  # noqa: S102 - the snippet is ours
     pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
+    assert main(argv[3:]) == 2  # the snippet wrote release.csv: the command line does not overwrite it
+    (tmp_path / "release.csv").unlink()
     assert main(argv[3:]) == 0
     out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
@@ -77,6 +79,7 @@ def test_recipes_carry_keys_strata_identifiers_and_the_shuffle_seed(tmp_path, mo
     scope = {}
     exec(code, scope)  # noqa: S102 - the snippet is ours
     pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
+    (tmp_path / "release.csv").unlink()  # the snippet wrote it; the CLI refuses to overwrite it
     argv = shlex.split(recipe.cli_command(rel.params, ["--dataset", "eia"]))
     assert main(argv[3:]) == 0
     out = pd.read_csv(tmp_path / "release.csv")

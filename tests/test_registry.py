@@ -56,3 +56,18 @@ def test_methods_declare_whether_they_use_roles():
 
 def test_mdav_stays_the_first_and_default_method():
     assert methods("partition")[0].name == "mdav"
+
+
+def test_a_parameter_with_no_effect_under_the_others_is_refused_unless_left_at_its_default():
+    p3m = get_method("aggregate", "p3m")
+    with pytest.raises(ma.MicroaggError, match=r"'w' .* only with weights='given', not with weights='random'"):
+        p3m.resolve({"weights": "random", "w": 0.5})
+    assert p3m.resolve({"weights": "random", "w": 0.001})["weights"] == "random"  # the default: harmless
+    assert p3m.resolve({"weights": "random", "w_seed": 7})["w_seed"] == 7
+    import numpy as np
+
+    with pytest.raises(ma.MicroaggError, match="'w' .* only with"):
+        p3m.resolve({"weights": "random", "w": np.full(3, 0.001)})  # an array is never the default
+    assert p3m.active({"weights": "random", "w": 0.5, "w_seed": 2, "alpha": 0.3}) == \
+        {"weights": "random", "w_seed": 2, "alpha": 0.3}
+    assert get_method("partition", "hmpfsom").active({"c": 3, "c_max": 4}) == {"c": 3}

@@ -263,14 +263,14 @@ PARAMS = (
     Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
           "Mortazavi & Jalili 2017, §5.1"),
     Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1): the paper's w = 1 (a hard "
-          "constraint) is excluded, γ being eliminated through 1/(1 - w) (an (n, d) or (n,) array through the "
-          "Python API)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
-          high_open=True,
-          array_ok=True),
+          "constraint) is excluded, γ being eliminated through 1/(1 - w) (through the Python API also an (n, d) "
+          "array, (n, 1) per record or (1, d) per attribute)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)",
+          low=0.0, high=1.0, high_open=True, array_ok=True, only_with=(("weights", ("given",)),)),
     Param("weights", "choice", "given", "'given': use w; 'random': uniform random weights as in Mortazavi & "
           "Jalili 2017, Table 3, reconstructed as MATLAB rng(w_seed); rand(n, d) (the paper says only that the "
           "generator was seeded with 1)", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS),
-    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seeded with 1)", low=0),
+    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seeded with 1)", low=0,
+          only_with=(("weights", ("random",)),)),
     Param("solver", "choice", "dual", "'dual': certified Lagrangian dual method (milliseconds); 'trust-constr': "
           "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS),
 )

@@ -29,15 +29,24 @@ def random_weights(n: int, d: int, seed: int = 1) -> np.ndarray:
 
 
 def _cells(value, n: int, d: int, name: str) -> np.ndarray:
-    """Broadcast a scalar, a (d,) vector, an (n,) vector or an (n, d) array to n x d floats."""
+    """Broadcast a scalar, a (d,) or (1, d) vector (per attribute), an (n,) or (n, 1) vector (per record) or an
+    (n, d) array to n x d floats. A 1-D vector of length n = d is refused as ambiguous."""
     if isinstance(value, (bool, np.bool_)):
         raise MicroaggError(f"'{name}' must be a number or an array of numbers; got {value!r}.")
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise MicroaggError(f"'{name}' must be a number or an array of numbers; got {value!r}.") from None
+    if arr.ndim == 1 and n == d != 1 and arr.shape[0] == n:
+        raise MicroaggError(f"'{name}' has {n} values and the data have {n} records and {d} attributes, so it could be "
+                            f"one per record or one per attribute: give an ({n}, 1) column (per record) or a (1, {d}) "
+                            "row (per attribute).")
     if arr.ndim == 0:
         out = np.full((n, d), float(arr))
+    elif arr.shape == (n, 1):
+        out = np.repeat(arr, d, axis=1)
+    elif arr.shape == (1, d):
+        out = np.repeat(arr, n, axis=0)
     elif arr.ndim == 1 and arr.shape[0] == d:
         out = np.broadcast_to(arr, (n, d)).copy()
     elif arr.ndim == 1 and arr.shape[0] == n:

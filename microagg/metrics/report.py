@@ -105,7 +105,8 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
                 add(name, v if isinstance(v, int) else float(v), col)
 
     # utility
-    add("IL", utility.information_loss(Z, Zp))
+    constant = utility.sst(Z) == 0  # every record identical: IL, IL1s and PIL are undefined, reported as NaN
+    add("IL", float("nan") if constant else utility.information_loss(Z, Zp))
     sse_t = utility.sse_by_attribute(Z, Zp)
     add("SSE", float(sse_t.sum()))
     add_each("SSE", sse_t)
@@ -113,11 +114,11 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     lab = None
     if labels is not None:
         lab = check_labels(labels, n, prm["k"], d=d)
-        add("partition IL", utility.partition_information_loss(Z, lab))
+        add("partition IL", float("nan") if constant else utility.partition_information_loss(Z, lab))
     elif prm["k"] is not None:
         raise MicroaggError("'k' checks the group sizes of 'labels': pass the labels too (or leave k out).")
-    add("IL1s", utility.il1s(X, Xp))
-    parts = probabilistic.pil_components(Z, Zp)
+    add("IL1s", float("nan") if constant else utility.il1s(X, Xp))
+    parts = {"PIL": float("nan")} if constant else probabilistic.pil_components(Z, Zp)
     add("PIL", parts["PIL"])
     for name in probabilistic.COMPONENTS:
         if name in parts:
@@ -166,7 +167,7 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     # combined
     dr = scores.dr_mortazavi(link.dld("lowest_index"), sdid)
     add("DR (Mortazavi & Jalili 2017)", dr)
-    add("SI (Mortazavi & Jalili 2017)", scores.si_mortazavi(dr, parts["PIL"]))
+    add("SI (Mortazavi & Jalili 2017)", float("nan") if constant else scores.si_mortazavi(dr, parts["PIL"]))
     gdr = scores.g_dr(rld, id_)
     add("G_DR", gdr)
     add("SI (Oommen & Fayyoumi 2010)", scores.si_oommen(g["G_IL"], gdr, prm["si_weight"]))

@@ -62,11 +62,11 @@ PARAMS = (
                                                                                                "Perera 2018, §3.3",
                                                                                                low=0),
     Param("c_max", "int", 10, "largest number of sub-microdata PCAES considers (also at most sqrt(n))",
-          "docs/methods.md §2.12", low=2),
+          "docs/methods.md §2.12", low=2, only_with=(("c", (0,)),)),
     Param("cs", "int", 0, "confidential classes per sub-microdata; 0 chooses 2..cs_max by PCAES",
           "Abidi, Ben Yahia & Perera 2018, Algorithm 2 line 6", low=0),
     Param("cs_max", "int", 10, "largest number of classes PCAES considers (also at most sqrt(records))",
-          "docs/methods.md §2.12", low=2),
+          "docs/methods.md §2.12", low=2, only_with=(("cs", (0,)),)),
     Param("scaling", "choice", "zscore", "column scaling before clustering: z-scores, or min-max to [0, 1] as in "
           "Abidi, Ben Yahia & Perera 2018", "Abidi, Ben Yahia & Perera 2018, §4.1", choices=SCALINGS),
     Param("pcaes", "choice", "max", "PCAES normalizer u_M: max (bounded) or min (as defined by Wu & Yang 2005)",

@@ -73,7 +73,7 @@ def principal_axis(Z: np.ndarray) -> np.ndarray:
         Param("axis", "choice", "pca", "score to sort by: pca (first principal component), zsum (sum of "
               "z-scores) or column (one attribute)", source="Abidi, Ben Yahia & Perera 2018, §2.2.1", choices=AXES),
         Param("column", "int", 0, "with axis=column: index of the attribute to sort by (0 = first masked column)",
-              source="docs/methods.md §2.10", low=0),
+              source="docs/methods.md §2.10", low=0, only_with=(("axis", ("column",)),)),
         _GROUPING,
     ),
 )

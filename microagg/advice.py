@@ -1,0 +1,63 @@
+"""Time estimates for the exact (in-memory) engine and the hint to use blocks on large data.
+
+MDAV-type partitioners compare every group's seed with every record left: O(n² d) work. The constants
+are benchmarks/README.md's measurements of exact MDAV (k = 3, d = 10, N(0, I) data): 10⁶ records in
+145 s on two idle threads and 400 s on one loaded thread, i.e. about 1.45e-10 to 4e-10 s per n² d / 10.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+
+QUADRATIC = frozenset({"mdav", "vmdav", "cvmdav", "md", "iamat", "hmpfsom"})  # methods at least as slow as MDAV
+SECONDS_PER_N2 = (1.45e-10, 4e-10)  # per n² at d = 10: fastest and slowest measured (benchmarks/README.md)
+HINT_SECONDS = 60.0  # the slowest estimate above which the hint is shown
+
+
+def exact_seconds(n: int, d: int) -> tuple[float, float]:
+    """(fast, slow) estimate in seconds of exact MDAV on ``n`` records of ``d`` masked columns."""
+    work = float(n) ** 2 * max(d, 1) / 10
+    return SECONDS_PER_N2[0] * work, SECONDS_PER_N2[1] * work
+
+
+def duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min" if seconds < 5400 else \
+        f"{seconds / 3600:.1f} h"
+
+
+def scale_hint(n: int, d: int, method: str, engine: str = "memory") -> str | None:
+    """A sentence estimating the exact engine's time and suggesting the block engine, or None when the run is
+    expected to take less than a minute (or does not use the exact engine with an MDAV-type method)."""
+    if engine != "memory" or method not in QUADRATIC:
+        return None
+    fast, slow = exact_seconds(n, d)
+    if slow < HINT_SECONDS:
+        return None
+    return (f"{method} on {n:,} records x {d} columns on the exact engine takes about {duration(fast)} to "
+            f"{duration(slow)} or more (it grows as n²); the block engine (--engine blocks, engine='blocks') "
+            "runs it inside blocks of about 10,000 records in seconds to minutes, for a small rise in information "
+            "loss (README, Scaling out).")
+
+
+@contextlib.contextmanager
+def heartbeat(every: float = 15.0, stream=None, estimate: str = ""):
+    """While the block runs, print the elapsed time to ``stream`` (stderr) every ``every`` seconds."""
+    stream = stream or sys.stderr
+    done = threading.Event()
+    t0 = time.perf_counter()
+
+    def beat():
+        while not done.wait(every):
+            print(f"... still running: {duration(time.perf_counter() - t0)} elapsed{estimate}", file=stream,
+                  flush=True)
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

@@ -1,0 +1,91 @@
+"""The dashboard's upload path through Streamlit's AppTest: hostile CSV files give one message, never a
+traceback; numbers in text form are converted and said; all-identical data release with IL undefined."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import microagg.advice
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def upload(content: bytes, name: str = "mine.csv") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.radio(key="source").set_value("upload").run()
+    at.file_uploader[0].set_value((name, content, "text/csv")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def messages(at: AppTest, kind: str) -> str:
+    return " ".join(str(e.value) for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b"income,age\n123,45,30\n200,10,40\n150,20,50\n", "line 2: 3 field(s) where the header has 2"),
+    (b"a,b\n1,2\n3\n", "line 3: 1 field(s)"),
+    (b"", "is empty"),
+    (b"a,b\n", "has a header row (a, b) but no records"),
+    (b"a,a\n1,2\n3,4\n", "duplicate column names ['a']"),
+    ("größe,b\n1,2\n3,4\n".encode("latin-1"), "not valid utf-8"),
+    (b"name,city\nann,x\nbob,y\n", "no numeric column"),
+    (b"a,b\n1,2\n,4\n5,6\n7,8\n9,1\n", "missing (NaN)"),
+])
+def test_bad_uploads_are_one_message(content, expected):
+    at = upload(content)
+    assert expected in messages(at, "error")
+    assert not at.metric  # nothing computed
+
+
+def test_numbers_in_text_form_are_converted_and_said():
+    rows = "".join(f'"{1000 + 37 * j:,}",{j}%,{j * j}\n' for j in (i * 5 % 12 for i in range(12)))  # no row numbers
+    at = upload(f"amount,share,sq\n{rows}".encode())
+    assert not at.error
+    assert "'amount': numbers written with thousands separators" in messages(at, "info")
+    assert "'share': numbers written with percent signs" in messages(at, "info")
+    assert [m.label for m in at.metric][0] == "Information loss (IL)"
+
+
+def test_semicolons_decimal_commas_and_bom():
+    rows = "".join(f"{i},5;{(i * 7) % 13},25\n" for i in range(12))
+    at = upload(("\ufeffx;y\n" + rows).encode())
+    assert not at.error and "decimal commas" in messages(at, "info")
+
+
+def test_a_text_column_is_dropped_with_a_warning():
+    rows = "".join(f"{i},{i * i % 7},=name{i}\n" for i in range(12))
+    at = upload(f"a,b,who\n{rows}".encode())
+    assert "'who' is text" in messages(at, "warning") and "dropped" in messages(at, "warning")
+    assert not at.error
+    assert "who" not in at.dataframe[0].value.columns
+
+
+def test_latin1_upload_with_the_encoding_option():
+    at = upload("größe,b\n".encode("latin-1") + b"".join(f"{i},{i % 5}\n".encode() for i in range(12)))
+    assert "not valid utf-8" in messages(at, "error")
+    at.selectbox(key="encoding").set_value("latin-1").run()
+    assert not at.error and not at.exception
+    assert "--encoding latin-1" in " ".join(c.value for c in at.code)
+
+
+def test_all_identical_records_release_with_il_undefined():
+    at = upload(b"a,b\n" + b"5,1\n" * 12)
+    assert not at.error and not at.exception
+    assert {m.label: m.value for m in at.metric}["Information loss (IL)"] == "undefined"
+
+
+def test_a_parameter_without_effect_is_greyed_out_and_not_passed():
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox(key="aggregation").set_value("P3M (proximity-breach prevention)").run()
+    assert not at.number_input(key="a-p3m-w").disabled and at.number_input(key="a-p3m-w_seed").disabled
+    at.selectbox(key="a-p3m-weights").set_value("random").run()
+    assert not at.error and not at.exception
+    assert at.number_input(key="a-p3m-w").disabled and not at.number_input(key="a-p3m-w_seed").disabled
+
+
+def test_the_scale_hint_is_shown_above_the_threshold(monkeypatch):
+    monkeypatch.setattr(microagg.advice, "HINT_SECONDS", 0.0)
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert "--engine blocks" in messages(at, "info")
