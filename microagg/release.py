@@ -350,8 +350,8 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         engine_info.update(block_size=B)
     if labels is None:
         if engine == "blocks":
-            given = blocks if stratum is None or blocks is None else class_ids(np.column_stack([blocks, stratum]))
-            blocks = split_blocks(Z, k, B, blocks=stratum if given is None else given)
+            outer = blocks if stratum is None or blocks is None else class_ids(np.column_stack([blocks, stratum]))
+            blocks = split_blocks(Z, k, B, blocks=stratum if outer is None else outer)
             engine_info.update(blocks=int(blocks.max()) + 1)
         elif stratum is not None:  # every stratum one block, the method run on all its records
             blocks, B = stratum, max(2 * k, int(np.bincount(stratum).max()))
