@@ -212,11 +212,12 @@ def breach_plot(Z, released: dict[str, np.ndarray], column: int, delta: float, n
     fig = make_subplots(rows=1, cols=len(released), shared_yaxes=True, subplot_titles=list(released))
     for i, diff in enumerate(diffs, start=1):
         hit = np.abs(diff) < delta
-        fig.add_hrect(y0=-delta, y1=delta, fillcolor="#e45756", opacity=0.2, line_width=0, row=1, col=i)
         for mask, label, colour in ((~hit, "at least Δ away", PALETTE[0]), (hit, "breach: closer than Δ", "#c00")):
             fig.add_trace(go.Scattergl(x=x[mask], y=diff[mask], mode="markers", name=label, legendgroup=label,
                                        showlegend=i == 1, marker=dict(size=5, color=colour, opacity=0.7)),
                           row=1, col=i)
+        fig.add_hrect(y0=-delta, y1=delta, fillcolor="#e45756", opacity=0.2, line_width=0, layer="below", row=1,
+                      col=i)  # after the traces: plotly skips shapes of a subplot that has no data yet
         fig.update_xaxes(title_text=f"original {name} (z)", range=list(xs), row=1, col=i)
     outside = sum(int(np.sum((np.abs(d) > top) | (x < xs[0]) | (x > xs[1]))) for d in diffs)
     fig.update_yaxes(range=[-top, top])

@@ -74,6 +74,8 @@ def test_breach_plot_puts_exactly_the_breaches_in_the_band(tarragona):
     inside = [t for t in fig.data if t.name.startswith("breach")][0]
     assert len(inside.y) == ma.metrics.breaches(Z, Zp, 0.1)[:, 2].sum()
     assert np.all(np.abs(inside.y) < 0.1)
+    band = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(band) == 1 and (band[0].y0, band[0].y1) == (-0.1, 0.1)
 
 
 def test_mdav_step_keeps_record_r_visible_and_legend_colours_per_group():
