@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from . import aggregate, datasets, metrics, partition, registry
+from . import aggregate, datasets, metrics, partition, plots, registry
 from .errors import MicroaggError
 from .plots import PALETTE
 from .preprocess import renormalize, standardize
@@ -300,4 +300,11 @@ def gaps(table: pd.DataFrame) -> go.Figure:
                                                                                         x=0, yanchor="bottom"),
                       margin=dict(l=60, r=80, t=90, b=50))
     fig.update_yaxes(categoryorder="array", categoryarray=label[::-1], automargin=True)
+    return fig
+
+
+def certificate(result, names=None) -> go.Figure:
+    """``plots.p3m_certificate`` with its legend above the plot, clear of the slanted attribute names."""
+    fig = plots.p3m_certificate(result, names)
+    fig.update_layout(legend=dict(orientation="h", x=0, y=1.02, yanchor="bottom"), margin=dict(t=90, b=40))
     return fig

@@ -118,3 +118,9 @@ def test_gaps_has_one_row_per_cell():
     fig = course.gaps(table)
     assert sorted(y for t in fig.data for y in t.y) == ["census · 3", "eia · 4"]  # the columns that vary
     assert [t.text[0] for t in fig.data] == ["+0.0002", "+0.018"]
+
+
+def test_certificate_legend_clears_the_attribute_names(tarragona):
+    Z, labels = tarragona
+    fig = course.certificate(ma.aggregate.p3m_solve(Z, labels), list(range(13)))
+    assert fig.layout.legend.y >= 1 and {t.name for t in fig.data} <= {"optimal", "local", "infeasible"}
