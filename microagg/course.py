@@ -296,8 +296,8 @@ def gaps(table: pd.DataFrame) -> go.Figure:
                                                    "<extra></extra>"))
     fig.add_vline(x=0, line_dash="dot", line_color="#888")
     _layout(fig, "Ours − published, cell by cell (" + " · ".join(keys) + ")", max(300, 22 * len(table) + 120))
-    fig.update_layout(xaxis_title="ours − published (units of the table)", legend=dict(orientation="h", y=1.02,
-                                                                                        x=0, yanchor="bottom"),
+    fig.update_layout(xaxis_title="ours − published (units of the table)", showlegend=True,
+                      legend=dict(orientation="h", y=1.02, x=0, yanchor="bottom"),
                       margin=dict(l=60, r=80, t=90, b=50))
     fig.update_yaxes(categoryorder="array", categoryarray=label[::-1], automargin=True)
     return fig
