@@ -1,9 +1,11 @@
-"""The course notebooks: each runs top to bottom, is committed clean, ends with exercises, and the index lists them.
+"""The course notebooks: each runs top to bottom with its exercise solutions, is committed clean and in the form
+JupyterLab saves, ends with exercises whose solutions Run All does not reveal, and the index lists them.
 
 Every widget's update function is also called directly in the notebook (checked below), so running a notebook
 exercises the callbacks that the widgets drive.
 """
 
+import os
 import re
 import sys
 import warnings
@@ -15,24 +17,27 @@ from nbclient import NotebookClient
 
 import microagg as ma
 
-FOLDER = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
 CELL_TIMEOUT = 120  # seconds per cell; the numba kernels are compiled beforehand (see `compiled`)
-SOLUTION = "Solution (click to expand)"
+SOLUTION = re.compile(r"<details><summary>Solution \(click to expand\)</summary>\s*```python\n(.*?)```\s*</details>",
+                      re.S)
 
 
 def code(nb):
     return [c for c in nb.cells if c.cell_type == "code"]
 
 
-def hidden(cell) -> bool:
-    return cell.cell_type == "code" and cell.metadata.get("jupyter", {}).get("source_hidden", False)
+def solutions(nb) -> list[str]:
+    return [s for c in nb.cells if c.cell_type == "markdown" for s in SOLUTION.findall(c.source)]
 
 
 @pytest.fixture(scope="module")
 def compiled():
     """Run every partitioner once in this process: numba caches the compiled kernels on disk, so the notebooks'
-    kernels load them instead of compiling (about a minute on a fresh machine, which is not the notebooks' cost)."""
+    kernels load them instead of compiling (about a minute on a fresh machine, which is not the notebooks' cost).
+    The kernels import this checkout of microagg (PYTHONPATH), not another installed copy."""
     df = ma.load_dataset("census").iloc[:60]
     Z = ma.standardize(df)
     for method in ma.registry.methods("partition"):
@@ -42,23 +47,35 @@ def compiled():
             method.func(Z, 3, **roles)
     for variant in ma.registry.get_method("partition", "mdav").param("variant").choices:
         ma.partition.mdav_steps(Z, 3, variant)
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([saved] if saved else []))
+    yield
+    if saved is None:
+        del os.environ["PYTHONPATH"]
+    else:
+        os.environ["PYTHONPATH"] = saved
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs(path, compiled):
+def test_notebook_and_its_solutions_run(path, compiled):
     nb = nbformat.read(path, as_version=4)
     assert all(not c.get("outputs") and not c.get("execution_count") for c in code(nb)), \
         "commit notebooks without outputs"
+    nb.cells += [nbformat.v4.new_code_cell(s) for s in solutions(nb)]  # what a student pastes: it must run too
     NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
                    resources={"metadata": {"path": str(path.parent)}}).execute()
-    errors = [o for c in code(nb) for o in c.outputs if o.output_type == "error"]
+    errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+              for o in c.outputs if o.output_type == "error"]
     assert not errors
 
 
-def test_the_kernel_is_this_python():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys; print(sys.prefix)")])
+def test_the_kernel_imports_this_checkout(compiled):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys, microagg; print(sys.prefix); "
+                                                                    "print(microagg.__file__)")])
     NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3").execute()
-    assert nb.cells[0].outputs[0].text.strip() == sys.prefix
+    prefix, package = nb.cells[0].outputs[0].text.split()
+    assert prefix == sys.prefix
+    assert Path(package).resolve() == (ROOT / "microagg" / "__init__.py").resolve()
 
 
 def test_the_index_lists_every_notebook():
@@ -69,16 +86,42 @@ def test_the_index_lists_every_notebook():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_ends_with_exercises_and_hidden_solutions(path):
+def test_run_all_does_not_reveal_the_solutions(path):
+    """Exercises, then key takeaways, at the end; every solution sits in a collapsed markdown block, so Run All
+    (a teacher projecting the notebook) neither runs nor shows it."""
     cells = nbformat.read(path, as_version=4).cells
-    start = max(i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
-    tail = cells[start:]
-    prompts = sum(c.source.count("**Exercise") for c in tail if c.cell_type == "markdown")
-    solutions = [c for c in tail if c.cell_type == "code"]
-    assert 2 <= prompts <= 3 and len(solutions) == prompts
-    assert all(hidden(c) for c in solutions), "solutions are hidden by default"
-    assert sum(c.source.count(SOLUTION) for c in tail if c.cell_type == "markdown") == prompts
-    assert hidden(cells[-1]) and not any(hidden(c) for c in cells[:start])
+    heads = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and re.search(r"^## ", c.source, re.M)]
+    start = max(i for i in heads if "## Exercises" in cells[i].source)
+    end = max(i for i in heads if "## Key takeaways" in cells[i].source)
+    assert end == len(cells) - 1 and start < end
+    tail = cells[start:end]
+    prompts = sum(c.source.count("**Exercise") for c in tail)
+    assert 2 <= prompts <= 3 and all(c.cell_type == "markdown" for c in tail)
+    assert len(solutions(nbformat.v4.new_notebook(cells=tail))) == prompts
+    assert not any("Solution" in c.source for c in code(nbformat.v4.new_notebook(cells=cells)))
+    assert cells[end].source.count("\n* ") >= 3, "three or more key takeaways"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_first_run_compilation_is_announced(path):
+    first = nbformat.read(path, as_version=4).cells[0]
+    assert first.cell_type == "markdown" and "compiles" in first.source and "minute" in first.source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_in_the_form_jupyterlab_saves(path):
+    """Opening a notebook must not leave the tracked file modified: JupyterLab adds the kernel's language_info
+    (with the Python version: committed as the project's Python reports it) and rewrites the file when anything
+    else differs from nbformat's serialization, the current minor version or a cell without an id."""
+    text = path.read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    nbformat.validate(nb)
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5)
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", c.id) for c in nb.cells)
+    assert set(nb.metadata) == {"kernelspec", "language_info"}
+    assert set(nb.metadata.language_info) == {"codemirror_mode", "file_extension", "mimetype", "name",
+                                              "nbconvert_exporter", "pygments_lexer", "version"}
+    assert text == nbformat.writes(nb) + "\n" or text == nbformat.writes(nb)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -87,4 +130,14 @@ def test_every_widget_callback_is_also_called_directly(path):
     callbacks = set(re.findall(r"(?:interact|interactive_output|observe)\((\w+)", source))
     assert callbacks, "every notebook has widgets for the parameters it discusses"
     for name in callbacks:
-        assert re.search(rf"^{name}\(", source, re.M), f"call {name}(...) once outside the widget"
+        assert re.search(rf"^(?:\w+ = )?{name}\(", source, re.M), f"call {name}(...) once outside the widget"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_eia_identifier_is_never_masked_for_the_course(path):
+    """The course's own comparisons load EIA without UTILITYID (``course.load``); only the reproduction of the
+    papers, which masked it, loads the full CASC file."""
+    source = "\n".join(c.source for c in code(nbformat.read(path, as_version=4)))
+    assert '"eia"' in source or "course.load" in source, "EIA is in the comparisons and widgets"
+    if not path.name.startswith("06_"):
+        assert 'load_dataset("eia")' not in source and "load_dataset(data)" not in source
