@@ -14,7 +14,7 @@ import time
 
 import pandas as pd
 
-from . import published
+from . import published, tables
 from .aggregate import mean, p3m_solve
 from .datasets import list_datasets, load_dataset
 from .errors import MicroaggError
@@ -102,12 +102,21 @@ def cmd_run(args) -> int:
     rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
                          keep=keep, renormalize=args.renormalize, confidential=confidential, **engine, **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    with pd.option_context("display.max_colwidth", 80, "display.width", 160):
-        print(rel.report().to_string(index=False))
+    print_report(rel.report(), args.full)
     if args.out:
-        rel.to_csv(args.out, index=args.input is None)
+        rel.to_csv(args.out, index=False)
         print(f"release written to {args.out}", file=sys.stderr)
     return 0
+
+
+def print_report(report: pd.DataFrame, full: bool) -> None:
+    """The report's overall rows, formatted (``--full``: every row and column)."""
+    if full:
+        with pd.option_context("display.max_colwidth", 80, "display.width", 160):
+            print(tables.formatted(report).to_string(index=False))
+    else:
+        print(tables.overall_text(report))
+        print(f"({len(report)} rows with the per-attribute values, directions and sources: --full)")
 
 
 def _run_dask(args) -> int:
@@ -129,8 +138,7 @@ def _run_dask(args) -> int:
                               scheduler=args.scheduler, block_size=args.block_size, progress=True, **dict(split),
                               **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    with pd.option_context("display.max_colwidth", 80, "display.width", 160):
-        print(rel.report().to_string(index=False))
+    print_report(rel.report(), args.full)
     print(f"release written to {args.out} ({len(rel.files)} Parquet files)", file=sys.stderr)
     return 0
 
@@ -379,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                                 "Eq. 5)")
     run.add_argument("--out", help="write the protected table to this CSV file (--engine dask: a new directory of "
                      "Parquet files)")
+    run.add_argument("--full", action="store_true", help="print every row of the report (per attribute, with "
+                     "directions and sources), not only the overall values")
     run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "
                      "once; blocks: inside blocks of at most --block-size records; dask: blocks on a Dask cluster")
     run.add_argument("--block-size", type=int, help=f"records per block, at least 2k (default {DEFAULT_BLOCK_SIZE})")

@@ -38,8 +38,9 @@ def python_snippet(params: dict, data: str) -> str:
     args += [f"{n}={n}_values" if n in arrays else f"{n}={v!r}" for n, v in _arguments(params).items()]
     body = ",\n    ".join(args)
     load = "".join(f"{n}_values = ...  # the {params[n].shape} array of {n} values you uploaded\n" for n in arrays)
-    return (f"import microagg as ma\n\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
-            "rel.protected.to_csv(\"release.csv\")\nprint(rel.report())")
+    imports = "import microagg as ma\n" + ("import pandas as pd\n" if "pd." in data else "")
+    return (f"{imports}\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
+            "rel.protected.to_csv(\"release.csv\", index=False)\nprint(rel.report())")
 
 
 def cli_command(params: dict, data_args: list[str]) -> str:

@@ -28,6 +28,9 @@ class Param:
     array the method checks itself). ``low``/``high`` bound numbers inclusively
     unless ``low_open``/``high_open`` say otherwise. ``array_ok`` lets a "float"
     parameter (a scalar widget) also take an array, which the method checks itself.
+    ``label`` and ``unit`` name it for people (the dashboard's widgets; ``name`` is the code name),
+    ``advanced`` marks a tuning constant most users leave alone, and ``only_if = (other, value)`` says
+    that it is read only when parameter ``other`` has that value (else the widget is disabled).
     """
 
     name: str
@@ -41,6 +44,16 @@ class Param:
     high_open: bool = False
     choices: tuple = ()
     array_ok: bool = False
+    label: str = ""
+    unit: str = ""
+    advanced: bool = False
+    only_if: tuple = ()
+
+    @property
+    def title(self) -> str:
+        """The human label with its unit, e.g. "Δ, minimum distance wished (z units)"."""
+        text = self.label or self.name
+        return f"{text} ({self.unit})" if self.unit else text
 
     def describe_range(self) -> str:
         if self.type == "choice":
@@ -110,6 +123,12 @@ class Method:
         quasi-identifiers and the confidential columns together; any other one sees the quasi-identifiers only.
         """
         return bool(self.extras.get("uses_roles", False))
+
+    @property
+    def bounded(self) -> bool:
+        """Whether a partitioner's groups all have k to 2k−1 records (registered with ``bounded=True``), the
+        bound of fixed- and variable-size MDAV-type methods (Domingo-Ferrer & Mateo-Sanz 2002)."""
+        return bool(self.extras.get("bounded", False))
 
     @property
     def group_local(self) -> bool:

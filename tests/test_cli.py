@@ -13,7 +13,7 @@ def test_run_writes_the_release_and_prints_the_report(tmp_path, capsys):
                  "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "IL" in printed and "k-anonymous" in printed
-    rel = pd.read_csv(out, index_col=0)
+    rel = pd.read_csv(out)
     assert rel.shape == (1080, 13)
 
 
@@ -78,7 +78,7 @@ def test_run_with_roles(tmp_path, capsys):
                  "--param", "c=2", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "columns confidential (unchanged)" in printed and "STATETAX, TAXINC" in printed
-    rel = pd.read_csv(out, index_col=0)
+    rel = pd.read_csv(out)
     census = load_dataset("census")
     assert rel.shape == (1080, 13) and (rel["FICA"] == census["FICA"]).all()
     assert main(["run", "--dataset", "census", "--k", "3", "--method", "hmpfsom"]) == 2
@@ -93,3 +93,13 @@ def test_reproduce_prints_a_table_summary_when_it_has_one(monkeypatch, capsys):
     monkeypatch.setitem(cli.REPRODUCIBLE, "hmpfsom", lambda: table)
     assert main(["reproduce", "hmpfsom"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("the pattern holds")
+
+
+def test_run_prints_a_compact_report_unless_full(capsys):
+    assert main(["run", "--dataset", "census", "--k", "5"]) == 0
+    compact = capsys.readouterr().out.splitlines()
+    assert max(map(len, compact)) <= 100 and "e+" not in "\n".join(compact)
+    assert any(line.split() == ["sign", "test", "N", "14,014", "pairs"] for line in compact)
+    assert main(["run", "--dataset", "census", "--k", "5", "--full"]) == 0
+    full = capsys.readouterr().out.splitlines()
+    assert len(full) > len(compact) + 50 and any("AFNLWGT" in line and "SDID" in line for line in full)

@@ -25,7 +25,7 @@ def test_cli_command_rebuilds_the_release(tmp_path, monkeypatch):
     assert argv[:4] == ["python", "-m", "microagg", "run"]
     monkeypatch.chdir(tmp_path)
     assert main(argv[3:]) == 0
-    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
 
 
@@ -38,7 +38,7 @@ def test_recipes_carry_the_confidential_columns(tmp_path, monkeypatch):
     assert argv[argv.index("--confidential") + 1] == "STATETAX,TAXINC"
     monkeypatch.chdir(tmp_path)
     assert main(argv[3:]) == 0
-    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
 
 
@@ -53,7 +53,7 @@ def test_recipes_carry_the_block_engine(tmp_path, monkeypatch):
     exec(code, scope)  # noqa: S102 - the snippet is ours
     pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
     assert main(argv[3:]) == 0
-    out = pd.read_csv(tmp_path / "release.csv", index_col=0)
+    out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
 
 

@@ -56,3 +56,24 @@ def test_methods_declare_whether_they_use_roles():
 
 def test_mdav_stays_the_first_and_default_method():
     assert methods("partition")[0].name == "mdav"
+
+
+def test_every_parameter_has_a_label_and_its_switch_exists():
+    for kind in ("partition", "aggregate"):
+        for m in methods(kind):
+            for p in m.params:
+                assert p.label, (m.name, p.name)
+                if p.only_if:
+                    other, value = p.only_if
+                    assert value in m.param(other).choices, (m.name, p.name)
+
+
+def test_bounded_methods_keep_every_group_between_k_and_2k_minus_1():
+    import numpy as np
+
+    census = ma.load_dataset("census")
+    for m in methods("partition"):
+        if m.bounded:
+            for k in (3, 7, 101):
+                sizes = np.bincount(ma.microaggregate(census, k, method=m.name).labels)
+                assert sizes.min() >= k and sizes.max() <= 2 * k - 1, (m.name, k)

@@ -248,22 +248,26 @@ def _solve_live(sub, live, alpha, solver, v, bound, iterations) -> None:
 
 PARAMS = (
     Param("alpha", "float", 0.5, "weight of the distance violations against the size of the centroid shifts "
-          "(0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0),
+          "(0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0,
+          label="α, weight of the Δ wishes"),
     Param("delta", "float", 0.1, "minimum desired distance Δ between original and released value, in z units "
           "(an (n, d) or (d,) array through the Python API)", "Mortazavi & Jalili 2017, §5 (Δ = 0.1)", low=0.0,
-          array_ok=True),
+          array_ok=True, label="Δ, minimum distance wished", unit="z units"),
     Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
-          "Mortazavi & Jalili 2017, §5.1"),
+          "Mortazavi & Jalili 2017, §5.1", label="Δ relative to the value (Δ·|x|)"),
     Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1) (an (n, d) or (n,) array "
           "through the Python API)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)", low=0.0, high=1.0,
           high_open=True,
-          array_ok=True),
+          array_ok=True, label="w, importance of each wish", only_if=("weights", "given")),
     Param("weights", "choice", "given", "'given': use w; 'random': Mortazavi & Jalili 2017, Table 3's uniform "
                                         "random weights "
-          "(MATLAB rng(w_seed); rand(n, d))", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS),
-    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seed 1)", low=0),
+          "(MATLAB rng(w_seed); rand(n, d))", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS,
+          label="privacy weights w"),
+    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seed 1)", low=0,
+          label="seed of the random weights", only_if=("weights", "random")),
     Param("solver", "choice", "dual", "'dual': certified Lagrangian dual method (milliseconds); 'trust-constr': "
-          "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS),
+          "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS,
+          label="solver", advanced=True),
 )
 
 
