@@ -22,10 +22,14 @@ def group_sizes(labels, k: int | None = None, bounded: bool = False, max_bars: i
     width = max(1, int(np.ceil((sizes.max() - sizes.min() + 1) / max_bars)))
     start = sizes.min() - (sizes.min() % width if width > 1 else 0)
     values, counts = np.unique(start + (sizes - start) // width * width, return_counts=True)
+    lo = min(sizes.min(), k or sizes.min())
+    hi = max(sizes.max(), 2 * k - 1 if k and bounded else sizes.max())
+    visible = max(width * 0.9, (hi - lo) / 60)  # a bar stays visible however wide the axis
     if width == 1:
-        bar = go.Bar(x=values, y=counts, marker_color=PALETTE[0], hovertemplate="size %{x}: %{y} groups<extra></extra>")
+        bar = go.Bar(x=values, y=counts, width=max(0.8, visible), marker_color=PALETTE[0],
+                     hovertemplate="size %{x}: %{y} groups<extra></extra>")
     else:
-        bar = go.Bar(x=values + (width - 1) / 2, y=counts, width=width * 0.9, marker_color=PALETTE[0],
+        bar = go.Bar(x=values + (width - 1) / 2, y=counts, width=visible, marker_color=PALETTE[0],
                      customdata=np.column_stack([values, values + width - 1]),
                      hovertemplate="sizes %{customdata[0]}–%{customdata[1]}: %{y} groups<extra></extra>")
     fig = go.Figure(bar)
@@ -36,7 +40,8 @@ def group_sizes(labels, k: int | None = None, bounded: bool = False, max_bars: i
     title = "Group sizes (the groups of every attribute)" if per_attribute else "Group sizes"
     fig.update_layout(title=title, xaxis_title="records in the group" + ("" if width == 1 else f" (bins of {width})"),
                       yaxis_title="groups", bargap=0.15, height=360)
-    fig.update_xaxes(tickformat="d", **({"dtick": 1} if values.max() - values.min() <= 15 else {}))
+    fig.update_xaxes(tickformat="d", **({"dtick": 1} if hi - lo <= 15 else {}))
+    fig.update_yaxes(tickformat="d", rangemode="tozero")
     return readable(fig)
 
 
@@ -114,7 +119,8 @@ def partition_scatter(xy: np.ndarray, labels, names=("x", "y"), max_points: int 
     """2-D scatter of records in grey with a handful of groups drawn in colour inside their convex hulls.
 
     ``highlight`` lists the groups to draw (default: six spread over the plot, ``spread_groups``); colouring
-    hundreds of groups with a cycling palette would show nothing. Every group's centroid is a small dot.
+    hundreds of groups with a cycling palette would show nothing. The groups' centroids are small crosses
+    (hidden until clicked in the legend when there are more than 50).
     """
     labels = np.asarray(labels)
     lab = labels if labels.ndim == 1 else labels[:, 0]
@@ -130,17 +136,18 @@ def partition_scatter(xy: np.ndarray, labels, names=("x", "y"), max_points: int 
                                marker=dict(size=5, color="#b0b0b0", opacity=0.6),
                                customdata=lab[take], hovertemplate="group %{customdata}<extra></extra>"))
     fig.add_trace(go.Scattergl(x=cx, y=cy, mode="markers", name=f"group centroids ({int(present.sum())})",
-                               marker=dict(size=4, color="#444"), hoverinfo="skip"))
+                               marker=dict(size=4, color="#777", symbol="x-thin", line=dict(width=1, color="#777")),
+                               hoverinfo="skip", visible="legendonly" if len(cx) > 50 else True))
     for i, g in enumerate(groups):
         members = xy[lab == g]
         if not len(members):
             continue
         colour = PALETTE[i % len(PALETTE)]
         ring = _outline(members)
-        fig.add_trace(go.Scatter(x=ring[:, 0], y=ring[:, 1], mode="lines", fill="toself", line=dict(color=colour),
-                                 opacity=0.35, showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=ring[:, 0], y=ring[:, 1], mode="lines", fill="toself",
+                                 line=dict(color=colour, width=2), opacity=0.4, showlegend=False, hoverinfo="skip"))
         fig.add_trace(go.Scatter(x=members[:, 0], y=members[:, 1], mode="markers", name=f"group {g} ({len(members)})",
-                                 marker=dict(size=7, color=colour, line=dict(color="white", width=0.5))))
+                                 marker=dict(size=9, color=colour, line=dict(color="black", width=1))))
     fig.update_layout(title=title, xaxis_title=names[0], yaxis_title=names[1], height=480,
                       legend=dict(orientation="h", y=-0.15))
     readable(fig)

@@ -88,8 +88,12 @@ def loss(page) -> str:
 
 
 def shoot(page, name: str):
+    """A screenshot of the whole page (a tall window: the app scrolls inside its own container)."""
     SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 3000})
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
     assert (SHOTS / f"{name}.png").stat().st_size > 10_000
 
 
