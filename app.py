@@ -513,8 +513,10 @@ def tab_partition(s: Setup, r: Result) -> None:
         else:
             st.caption(f"{s.part.title} does not bound group sizes by 2k−1: only the minimum k = {s.k} holds"
                        + ("" if s.part.record_level else " (for each attribute on its own)") + ".")
-    with st.expander("MDAV step by step (a small sample, two attributes)", expanded=False):
-        mdav_demo(s.df, s.masked, s.k, s.mparams.get("variant") if s.part.name == "mdav" else None)
+    demo = st.expander("MDAV step by step (a small sample, two attributes)", key="demo-open", on_change="rerun")
+    if demo.open:  # built only while open
+        with demo:
+            mdav_demo(s.df, s.masked, s.k, s.mparams.get("variant") if s.part.name == "mdav" else None)
 
 
 @st.fragment
@@ -646,8 +648,9 @@ def metric_tables(report: pd.DataFrame) -> None:
         st.markdown(f"**{family.capitalize()}**")
         st.dataframe(part[["metric", "value", "unit", "better"]], hide_index=True, width="stretch",
                      height=table_height(len(part)), column_config=config)
-    with st.expander("What each metric measures, and where it comes from"):
-        st.dataframe(table[["metric", "what it measures", "source"]], hide_index=True, width="stretch",
+    about = st.expander("What each metric measures, and where it comes from", key="about-open", on_change="rerun")
+    if about.open:
+        about.dataframe(table[["metric", "what it measures", "source"]], hide_index=True, width="stretch",
                      height=table_height(len(table)))
 
 
@@ -780,8 +783,10 @@ def tab_release(s: Setup, r: Result) -> None:
     st.subheader("Report")
     st.dataframe(tables.headline(r.report), hide_index=True, width="stretch",
                  height=table_height(len(tables.headline(r.report))))
-    with st.expander(f"The full report ({len(r.report)} rows: every metric, per attribute, with its source)"):
-        st.dataframe(tables.formatted(r.report), hide_index=True, width="stretch", height=420)
+    full = st.expander(f"The full report ({len(r.report)} rows: every metric, per attribute, with its source)",
+                       key="report-open", on_change="rerun")
+    if full.open:
+        full.dataframe(tables.formatted(r.report), hide_index=True, width="stretch", height=420)
     st.subheader("Reproduce this release")
     st.caption("Both write the same release.csv as the download button.")
     st.code(recipe.python_snippet(r.params, s.data_expr), language="python")

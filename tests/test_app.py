@@ -301,6 +301,7 @@ def test_every_tab_widget_at_its_extremes_for_each_data_source(source):
     """Every widget of every tab (MDAV step by step included) at both ends of its range, at k = 2, k = 150 and
     k = n, for each data source; the risk-utility map and the heat-map computed at the ends of their k range."""
     at = start()
+    at.session_state["demo-open"] = True  # the MDAV step-by-step expander: its widgets are drawn only while open
     if source == "generated":
         at.radio(key="source").set_value("generated").run()
         drive(at, ["n", "seed"])
@@ -345,3 +346,16 @@ def test_p3m_parameters_at_their_extremes():
     assert messages == []
     open_tab(at, "Personalized privacy")
     ok(at)
+
+
+def test_the_step_by_step_demo_follows_the_sidebar_and_avoids_identifiers():
+    at = start()
+    at.selectbox(key="dataset").set_value("eia").run()
+    at.number_input(key="k").set_value(150).run()  # a sample of at least 2k = 300 records
+    at.selectbox(key="p-mdav-variant").set_value("classic").run()
+    at.session_state["demo-open"] = True
+    at.run()
+    ok(at)
+    assert at.number_input(key="demo-size").min == 300
+    assert at.selectbox(key="demo-variant:classic").value == "classic"
+    assert "UTILITYID" not in at.multiselect(key="demo-pair").value

@@ -66,3 +66,13 @@ def test_per_record_arrays_are_named_not_printed():
     cli = recipe.cli_command(rel.params, ["--dataset", "census"])
     assert "w=" not in cli and cli.endswith("# w per record: only through the Python API")
     assert "--param alpha=0.5" in cli  # the scalar parameters are still passed
+
+
+def test_snippet_for_an_uploaded_file_imports_pandas_and_writes_no_index(tmp_path, monkeypatch):
+    src = tmp_path / "mine.csv"
+    pd.DataFrame({"x": np.arange(12.0), "y": np.arange(12.0) ** 2}).to_csv(src, index=False)
+    rel = ma.microaggregate(pd.read_csv(src), 3)
+    code = recipe.python_snippet(rel.params, "pd.read_csv('mine.csv')")
+    monkeypatch.chdir(tmp_path)
+    exec(code, {})  # noqa: S102 - the snippet is ours; a fresh scope, as when pasted into a new session
+    assert (tmp_path / "release.csv").read_text() == rel.protected.to_csv(index=False)
