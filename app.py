@@ -498,8 +498,10 @@ def table_height(rows: int) -> int:
 
 
 def looks_like_identifier(column: pd.Series) -> bool:
-    """Whole numbers, a different one for every record: a record number or an ID, not a quantity to plot."""
-    return pd.api.types.is_integer_dtype(column) and column.is_unique
+    """A name ending in "id" (EIA's UTILITYID) or increasing whole numbers, one per record (a record number):
+    not a quantity to plot. Only the step-by-step demo's default axes use this guess."""
+    numbered = pd.api.types.is_integer_dtype(column) and column.is_unique and column.is_monotonic_increasing
+    return str(column.name).lower().endswith("id") or numbered
 
 
 def tab_partition(s: Setup, r: Result) -> None:
@@ -562,8 +564,8 @@ def mdav_demo(df: pd.DataFrame, masked: list, k: int, variant: str | None) -> No
         del st.session_state["demo-pair"]
     pair = s3.multiselect("attributes", masked, max_selections=2, key="demo-pair", **initial("demo-pair", "default",
                                                                                              plain[:2]),
-                          help="Identifier-like columns (a different whole number per record) are not offered "
-                               "by default.")
+                          help="Identifier-like columns (a name ending in 'id', or record numbers) are not "
+                               "chosen by default.")
     if len(pair) != 2:
         st.info("Pick two attributes.")
         return
