@@ -621,7 +621,10 @@ def tab_aggregation(s: Setup, r: Result) -> None:
 
 @st.fragment
 def aggregation_plot(df: pd.DataFrame, masked: list, Z: np.ndarray, released: dict, caption: str) -> None:
-    attr = st.selectbox("attribute", masked, key="agg-attr")
+    if st.session_state.get("agg-attr") not in masked:
+        st.session_state.pop("agg-attr", None)
+    plain = [c for c in masked if not looks_like_identifier(df[c])] or masked
+    attr = st.selectbox("attribute", masked, key="agg-attr", **initial("agg-attr", "index", masked.index(plain[0])))
     t = masked.index(attr)
     st.plotly_chart(plots.masked_vs_original(df[attr], {title: p[attr] for title, (p, _) in released.items()}, attr,
                                              breaches={title: b[:, t] for title, (_, b) in released.items()}),

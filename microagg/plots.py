@@ -41,7 +41,7 @@ def group_sizes(labels, k: int | None = None, bounded: bool = False, max_bars: i
     fig.update_layout(title=title, xaxis_title="records in the group" + ("" if width == 1 else f" (bins of {width})"),
                       yaxis_title="groups", bargap=0.15, height=360)
     fig.update_xaxes(tickformat="d", **({"dtick": 1} if hi - lo <= 15 else {}))
-    fig.update_yaxes(tickformat="d", rangemode="tozero")
+    fig.update_yaxes(tickformat="d", rangemode="tozero", **({"dtick": 1} if counts.max() <= 10 else {}))
     return readable(fig)
 
 
