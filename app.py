@@ -155,29 +155,41 @@ def release_csv(protected: pd.DataFrame) -> bytes:
 
 
 def keep_state(key: str) -> bool:
-    """Restore the last value of widget ``key`` if Streamlit dropped it (the widget was not drawn in a run: another
-    aggregation or tab was chosen), so that settings survive switching away and back. True if it has a value."""
+    """Restore through Session State the last value of widget ``key`` (k and its slider, which are kept in step
+    that way) if Streamlit dropped it because the widget was not drawn in a run. True if it has a value."""
     kept = st.session_state.setdefault("_kept", {})
     if key not in st.session_state and key in kept:
         st.session_state[key] = kept[key]
     return key in st.session_state
 
 
+def last(key: str, default):
+    """The value widget ``key`` had when last drawn, else ``default``. Passed as the widget's value, it brings a
+    widget back as it was after runs that did not draw it (another aggregation or tab was chosen)."""
+    return st.session_state.setdefault("_kept", {}).get(key, default)
+
+
 def remember(key: str, value):
-    st.session_state["_kept"][key] = value
+    st.session_state.setdefault("_kept", {})[key] = value
     return value
 
 
 def initial(key: str, name: str, value) -> dict:
-    """``{name: value}`` for a widget's first drawing only: once its key holds a value, passing a default as well
-    would make Streamlit warn."""
-    return {} if key in st.session_state else {name: value}
+    """``{name: value}``: a widget's default, its last value if it had one."""
+    return {name: last(key, value)}
 
 
 def clamp(key: str, low, high) -> None:
-    """Bring a stored widget value into [low, high] (the data changed under it) instead of letting it raise."""
+    """Bring a widget's value into [low, high] (the data changed under it) instead of letting it raise: an
+    out-of-range state is dropped and its remembered value moved into the range."""
+    kept = st.session_state.setdefault("_kept", {})
+    if key in kept and not low <= kept[key] <= high:
+        kept[key] = type(low)(min(max(kept[key], low), high))
     if key in st.session_state and not low <= st.session_state[key] <= high:
-        st.session_state[key] = type(low)(min(max(st.session_state[key], low), high))
+        if key in ("k", "k-slider"):
+            st.session_state[key] = type(low)(min(max(st.session_state[key], low), high))
+        else:
+            del st.session_state[key]
 
 
 def bounds(p: Param, d: int) -> tuple:
@@ -196,17 +208,16 @@ def bounds(p: Param, d: int) -> tuple:
 def widget(p: Param, key: str, d: int, disabled: bool = False):
     """A widget for one registered parameter, labelled for people with the code name in its tooltip."""
     label, tip = p.title, f"{p.help} — {p.source} (parameter `{p.name}`)" if p.source else f"{p.help} (`{p.name}`)"
-    has = keep_state(key)
     if p.type == "choice":
         value = st.selectbox(label, p.choices, help=tip, key=key, disabled=disabled,
-                             **({} if has else {"index": p.choices.index(p.default)}))
+                             index=p.choices.index(last(key, p.default)))
     elif p.type == "bool":
-        value = st.checkbox(label, help=tip, key=key, disabled=disabled, **({} if has else {"value": p.default}))
+        value = st.checkbox(label, help=tip, key=key, disabled=disabled, value=last(key, p.default))
     elif p.type in ("int", "float"):
         low, high, _ = bounds(p, d)
         clamp(key, low, high)
         cast = int if p.type == "int" else float
-        start = {} if has else {"value": cast(min(max(p.default, low), high))}
+        start = {"value": cast(min(max(last(key, p.default), low), high))}
         if p.type == "float" and p.low is not None and p.high is not None and not p.low_open and not p.high_open:
             value = st.slider(label, low, high, help=tip, key=key, disabled=disabled, **start)
         else:
@@ -224,7 +235,8 @@ def parameter_widgets(m: Method, prefix: str, d: int, overridden=()) -> dict:
     values = {}
 
     def current(name):
-        return st.session_state.get(f"{prefix}-{name}", m.param(name).default)
+        key = f"{prefix}-{name}"
+        return st.session_state.get(key, last(key, m.param(name).default))
 
     for group in (False, True):
         chosen = [p for p in m.params if p.advanced == group]
@@ -621,10 +633,10 @@ def tab_aggregation(s: Setup, r: Result) -> None:
 
 @st.fragment
 def aggregation_plot(df: pd.DataFrame, masked: list, Z: np.ndarray, released: dict, caption: str) -> None:
-    if st.session_state.get("agg-attr") not in masked:
-        st.session_state.pop("agg-attr", None)
+    if st.session_state.get("agg-attr", masked[0]) not in masked:
+        del st.session_state["agg-attr"]
     plain = [c for c in masked if not looks_like_identifier(df[c])] or masked
-    attr = st.selectbox("attribute", masked, key="agg-attr", **initial("agg-attr", "index", masked.index(plain[0])))
+    attr = st.selectbox("attribute", masked, key="agg-attr", index=masked.index(plain[0]))
     t = masked.index(attr)
     st.plotly_chart(plots.masked_vs_original(df[attr], {title: p[attr] for title, (p, _) in released.items()}, attr,
                                              breaches={title: b[:, t] for title, (_, b) in released.items()}),
@@ -667,6 +679,15 @@ def tab_risk(s: Setup, r: Result) -> None:
     ru_map(s)
 
 
+def inside(key: str, top: int) -> None:
+    """Keep a k range slider's value within 2..top (the data may have fewer records than its last value)."""
+    kept = st.session_state.setdefault("_kept", {})
+    if key in kept:
+        kept[key] = tuple(min(max(v, 2), top) for v in kept[key])
+    if key in st.session_state and max(st.session_state[key]) > top:
+        del st.session_state[key]
+
+
 def stale_note(what: str, shown_for: tuple, now: tuple) -> None:
     if shown_for != now:
         st.warning(f"This {what} was computed for earlier settings (sidebar or the controls above). Press the button "
@@ -677,14 +698,10 @@ def stale_note(what: str, shown_for: tuple, now: tuple) -> None:
 def ru_map(s: Setup) -> None:
     r1, r2, r3 = st.columns([2, 2, 1])
     names = [m.name for m in methods("partition")]
-    keep_state("ru-methods")
     ru_methods = r1.multiselect("methods", names, key="ru-methods", **initial("ru-methods", "default", [s.part.name]))
     remember("ru-methods", ru_methods)
     top = min(30, len(s.df))
-    keep_state("ru-k")
-    if "ru-k" in st.session_state:
-        lo, hi = st.session_state["ru-k"]
-        st.session_state["ru-k"] = (min(max(lo, 2), top), min(max(hi, 2), top))
+    inside("ru-k", top)
     k_lo, k_hi = remember("ru-k", r2.slider("k from … to", 2, max(3, top), key="ru-k",
                                             **initial("ru-k", "value", (2, min(15, top)))))
     k_hi = min(k_hi, top)
@@ -749,14 +766,10 @@ def tab_privacy(s: Setup, r: Result) -> None:
 def sl_heatmap(s: Setup) -> None:
     h1, h2 = st.columns(2)
     top = min(20, len(s.df))
-    keep_state("sl-k")
-    if "sl-k" in st.session_state:
-        lo, hi = st.session_state["sl-k"]
-        st.session_state["sl-k"] = (min(max(lo, 2), top), min(max(hi, 2), top))
+    inside("sl-k", top)
     hk = remember("sl-k", h1.slider("k from … to", 2, max(3, top), key="sl-k",
                                     **initial("sl-k", "value", (min(3, top), min(10, top)))))
     hk = (min(hk[0], top), min(hk[1], top))
-    keep_state("sl-alpha")
     ha = remember("sl-alpha", h2.select_slider("α values", options=[3, 5, 6, 11], key="sl-alpha",
                                                **initial("sl-alpha", "value", 6)))
     ks = tuple(sorted({hk[0], hk[1], *range(hk[0], hk[1] + 1, max(1, (hk[1] - hk[0]) // 6))}))
