@@ -1,51 +1,91 @@
 """microagg dashboard: pick data, k, a partitioning method and an aggregation; see what it costs.
 
-Run with ``streamlit run app.py``. UI only: every computation is a call into ``microagg``,
-every figure comes from ``microagg.plots``, and every widget for a method parameter is
-built from the registry.
+Run with ``streamlit run app.py``. UI only: every computation is a call into ``microagg``, every figure
+comes from ``microagg.plots``, and every widget for a method parameter is built from the registry (label,
+unit, range, help). One function per sidebar section and per tab; the tabs run lazily (only the open one),
+and the widgets local to a tab are fragments that re-run alone.
 """
 
 from __future__ import annotations
 
 import threading
+import time
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import microagg as ma
-from microagg import plots, recipe
+from microagg import plots, recipe, tables
 from microagg.advice import scale_hint
 from microagg.explore import risk_utility, satisfaction_grid, satisfaction_over_alpha
 from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import PRIVACY_KEYS, breaches, resolve_weights, sl_arguments
 from microagg.metrics.risk import RULE_TITLES, RULES
-from microagg.registry import Param, get_method, methods
+from microagg.registry import Method, Param, get_method, methods
 
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_RECORDS = 200_000
+K_SLIDER_MAX = 300  # the k slider's range (the box beside it goes up to the number of records)
+INT_CAP = 10_000  # widget bound of an integer parameter the registry leaves unbounded
+TABS = ["Partition", "Aggregation", "Risk & utility", "Personalized privacy", "Release"]
 
 st.set_page_config(page_title="microagg", layout="wide")
+
+
+# --------------------------------------------------------------------------- numba kernels
+
+
+@dataclass
+class Kernels:
+    """Background compilation of the numba kernels (cached on disk by numba: slow on the first start only)."""
+
+    mdav: threading.Event = field(default_factory=threading.Event)
+    started: float = field(default_factory=time.monotonic)
+
+
+def compile_kernels(state: Kernels) -> None:
+    """MDAV first (the default method), then every other partitioner, on a small sample."""
+    ma.partition.mdav(np.arange(12.0).reshape(6, 2), 2)
+    state.mdav.set()
+    Z = np.random.default_rng(0).standard_normal((40, 3))
+    for m in methods("partition"):
+        if m.name != "mdav" and not m.uses_roles:
+            m.func(Z, 3)
+
+
+@st.cache_resource(show_spinner=False)
+def kernels() -> Kernels:
+    state = Kernels()
+    threading.Thread(target=compile_kernels, args=(state,), daemon=True).start()
+    return state
+
+
+def wait_for_mdav() -> None:
+    """Say what the first start is waiting for, with the time spent, instead of a bare spinner."""
+    state = kernels()
+    if state.mdav.is_set():
+        return
+    note = st.empty()
+    while not state.mdav.wait(1.0):
+        note.info(f"Compiling the MDAV kernel for this machine: {time.monotonic() - state.started:.0f} s so far. "
+                  "This happens once (numba keeps the compiled code on disk); it takes about a minute on a "
+                  "small machine, then every page is immediate.", icon="⏳")
+    note.empty()
 
 
 # --------------------------------------------------------------------------- cached stages
 
 
-@st.cache_resource(show_spinner="Preparing the MDAV kernel (compiled once per machine, then cached)…")
-def warm_up() -> bool:
-    """Compile MDAV before the first page, then the other methods in the background (numba caches them on disk),
-    so that choosing one later does not pause on its compilation."""
-    ma.partition.mdav(np.arange(12.0).reshape(6, 2), 2)
-    threading.Thread(target=compile_the_others, daemon=True).start()
-    return True
-
-
-def compile_the_others() -> None:
-    Z = np.random.default_rng(0).standard_normal((40, 3))
-    for m in methods("partition"):
-        if m.name != "mdav" and not m.uses_roles:
-            m.func(Z, 3)
+def _caught(call):
+    """``call()`` and the texts of the warnings it raised (shown on the page, not in the server's terminal)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = call()
+    return out, tuple(dict.fromkeys(str(w.message) for w in seen))
 
 
 @st.cache_data(show_spinner=False)
@@ -53,27 +93,27 @@ def load(name: str, **kwargs) -> pd.DataFrame:
     return ma.load_dataset(name, **kwargs)
 
 
-@st.cache_data(show_spinner="Partitioning…")
+@st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = ()) -> np.ndarray:
-    return ma.microaggregate(df, k, method=method, columns=list(columns), confidential=list(confidential) or None,
-                             strata=list(strata), method_params=dict(params)).labels
+              strata: tuple = ()):
+    return _caught(lambda: ma.microaggregate(df, k, method=method, columns=list(columns),
+                                             confidential=list(confidential) or None, strata=list(strata),
+                                             method_params=dict(params)).labels)
 
 
-@st.cache_data(show_spinner="Aggregating and evaluating…")
+@st.cache_data(show_spinner="Aggregating and evaluating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = (), keys: tuple = (),
             strata: tuple = ()):
     """The published table, the same in input order (for the plots), the report, Z, Z' and the parameters."""
-    import warnings
-
-    with warnings.catch_warnings():  # the dashboard shows these facts from the report instead
-        warnings.simplefilter("ignore", UserWarning)
+    def run():
         rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns),
                                 confidential=list(confidential) or None, keep=list(keep), keys=list(keys),
                                 strata=list(strata), method_params=dict(mparams), aggregation_params=dict(aparams),
                                 labels=labels)
-    return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+        return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+
+    return _caught(run)[0]
 
 
 @st.cache_data(show_spinner="Solving P3M over α…")
@@ -81,7 +121,6 @@ def sl_alpha(Z: np.ndarray, labels: np.ndarray, alphas: tuple, privacy: tuple):
     return satisfaction_over_alpha(Z, labels, alphas, **dict(privacy))
 
 
-@st.cache_data(show_spinner=False)
 def sl_grid(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, alphas: tuple, method: str,
             mparams: tuple, privacy: tuple):
     bar = st.progress(0.0, text="Computing SL over k and α…")
@@ -92,7 +131,6 @@ def sl_grid(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, al
     return grid
 
 
-@st.cache_data(show_spinner=False)
 def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, runs: tuple, aggregation: str,
              p: float, rule: str):
     """``runs``: (method, its parameters as a sorted tuple) pairs."""
@@ -114,38 +152,183 @@ def steps(xy: np.ndarray, k: int, variant: str):
     return ma.partition.mdav_steps(xy, k, variant)
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def release_csv(protected: pd.DataFrame) -> bytes:
+    """The file the download button offers: the writer of ``Release.to_csv`` and the CLI (no index, text cells a
+    spreadsheet would run as formulas quoted), so the recipe's command and snippet write the same bytes."""
+    return write_csv(protected, index=False).encode()
+
+
 # --------------------------------------------------------------------------- widgets
 
 
-def widget(p: Param, key: str, method=None):
-    """A widget for one registered parameter (array-valued parameters keep their default here); greyed out when it
-    has no effect under the values of the method's other widgets (``Param.only_with``)."""
-    prefix = key.rsplit("-", 1)[0]
-    values = {q.name: st.session_state.get(f"{prefix}-{q.name}", q.default) for q in method.params} if method else {}
-    disabled = bool(p.only_with) and not p.active(values)
-    help_ = p.help + "".join(f" (only with {o}={' or '.join(map(repr, v))})" for o, v in p.only_with)
+def keep_state(key: str) -> bool:
+    """Restore through Session State the last value of widget ``key`` (k and its slider, which are kept in step
+    that way) if Streamlit dropped it because the widget was not drawn in a run. True if it has a value."""
+    kept = st.session_state.setdefault("_kept", {})
+    if key not in st.session_state and key in kept:
+        st.session_state[key] = kept[key]
+    return key in st.session_state
+
+
+def last(key: str, default):
+    """The value widget ``key`` had when last drawn, else ``default``. Passed as the widget's value, it brings a
+    widget back as it was after runs that did not draw it (another aggregation or tab was chosen)."""
+    return st.session_state.setdefault("_kept", {}).get(key, default)
+
+
+def remember(key: str, value):
+    st.session_state.setdefault("_kept", {})[key] = value
+    return value
+
+
+def initial(key: str, name: str, value) -> dict:
+    """``{name: value}``: a widget's default, its last value if it had one."""
+    return {name: last(key, value)}
+
+
+def clamp(key: str, low, high) -> None:
+    """Bring a widget's value into [low, high] (the data changed under it) instead of letting it raise: an
+    out-of-range state is dropped and its remembered value moved into the range."""
+    kept = st.session_state.setdefault("_kept", {})
+    if key in kept and not low <= kept[key] <= high:
+        kept[key] = type(low)(min(max(kept[key], low), high))
+    if key in st.session_state and not low <= st.session_state[key] <= high:
+        if key in ("k", "k-slider"):
+            st.session_state[key] = type(low)(min(max(st.session_state[key], low), high))
+        else:
+            del st.session_state[key]
+
+
+def bounds(p: Param, d: int) -> tuple:
+    """The widget's range of a number parameter: the registry's, closed, with data-driven or finite caps."""
+    step = 1 if p.type == "int" else 0.0
+    low = None if p.low is None else (p.low + (1 if p.type == "int" else 1e-6) * p.low_open)
+    high = None if p.high is None else p.high - (1 if p.type == "int" else 1e-3) * p.high_open
+    if p.unit == "position":  # a position among the masked columns
+        high = d - 1
+    if high is None:
+        high = INT_CAP if p.type == "int" else max(10.0, 100 * abs(float(p.default)))
+    cast = int if p.type == "int" else float
+    return cast(low if low is not None else -high), cast(high), step
+
+
+def widget(p: Param, key: str, d: int, disabled: bool = False):
+    """A widget for one registered parameter, labelled for people with the code name in its tooltip."""
+    label, tip = p.title, f"{p.help} — {p.source} (parameter `{p.name}`)" if p.source else f"{p.help} (`{p.name}`)"
     if p.type == "choice":
-        return st.selectbox(p.name, p.choices, index=p.choices.index(p.default), help=help_, key=key,
-                            disabled=disabled)
-    if p.type == "bool":
-        return st.checkbox(p.name, value=p.default, help=help_, key=key, disabled=disabled)
-    if p.type == "int":
-        return int(st.number_input(p.name, value=int(p.default), step=1, help=help_, key=key, disabled=disabled,
-                                   min_value=None if p.low is None else int(p.low),
-                                   max_value=None if p.high is None else int(p.high)))
-    if p.type == "float":
-        bounded = p.low is not None and p.high is not None
-        if bounded and not p.low_open and not p.high_open:
-            return st.slider(p.name, float(p.low), float(p.high), float(p.default), help=help_, key=key,
-                             disabled=disabled)
-        return float(st.number_input(p.name, value=float(p.default), help=help_, key=key, format="%g",
-                                     disabled=disabled,
-                                     min_value=None if p.low is None else float(p.low),
-                                     max_value=None if p.high is None else float(p.high)))
-    return p.default
+        value = st.selectbox(label, p.choices, help=tip, key=key, disabled=disabled,
+                             index=p.choices.index(last(key, p.default)))
+    elif p.type == "bool":
+        value = st.checkbox(label, help=tip, key=key, disabled=disabled, value=last(key, p.default))
+    elif p.type in ("int", "float"):
+        low, high, _ = bounds(p, d)
+        clamp(key, low, high)
+        cast = int if p.type == "int" else float
+        start = {"value": cast(min(max(last(key, p.default), low), high))}
+        if p.type == "float" and p.low is not None and p.high is not None and not p.low_open and not p.high_open:
+            value = st.slider(label, low, high, help=tip, key=key, disabled=disabled, **start)
+        else:
+            value = st.number_input(label, min_value=low, max_value=high, help=tip, key=key, disabled=disabled,
+                                    **({"step": 1} if p.type == "int" else {"format": "%g"}), **start)
+        value = cast(value)
+    else:
+        return p.default
+    return remember(key, value)
 
 
-def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
+def parameter_widgets(m: Method, prefix: str, d: int, overridden=()) -> dict:
+    """Widgets of ``m``'s parameters, the advanced ones in an expander; a parameter without effect under the others'
+    values (``Param.only_with``), or ``overridden`` by an upload, is shown disabled and not passed on."""
+    values = {}
+
+    def current(name):
+        key = f"{prefix}-{name}"
+        return st.session_state.get(key, last(key, m.param(name).default))
+
+    for group in (False, True):
+        chosen = [p for p in m.params if p.advanced == group]
+        if not chosen:
+            continue
+        box = st.expander("Advanced") if group else st.container()
+        with box:
+            for p in chosen:
+                off = p.name in overridden or not p.active({o: current(o) for o, _ in p.only_with})
+                values[p.name] = widget(p, f"{prefix}-{p.name}", d, disabled=off)
+    return m.active({p.name: values[p.name] for p in m.params})
+
+
+def k_widgets(n: int) -> int:
+    """k as a slider plus a box kept in step; the box reaches n, the slider min(n, K_SLIDER_MAX)."""
+    top = min(n, K_SLIDER_MAX)
+    for key in ("k", "k-slider"):
+        keep_state(key)
+    st.session_state.setdefault("k", min(5, n))
+    clamp("k", 2, n)
+    st.session_state["k-slider"] = min(st.session_state["k"], top)
+
+    def from_slider():
+        st.session_state["k"] = st.session_state["k-slider"]
+
+    help_k = "Every released value is shared by at least k records (k-anonymity when whole records are grouped)."
+    if top > 2:
+        st.slider("k (minimum group size)", 2, top, key="k-slider", on_change=from_slider, help=help_k,
+                  label_visibility="visible")
+    k = int(st.number_input("k (minimum group size)", min_value=2, max_value=n, step=1, key="k", help=help_k,
+                            label_visibility="collapsed" if top > 2 else "visible"))
+    remember("k-slider", st.session_state["k-slider"])
+    return remember("k", k)
+
+
+# --------------------------------------------------------------------------- sidebar
+
+
+@dataclass
+class Setup:
+    """Everything the sidebar chose, passed to the tabs."""
+
+    df: pd.DataFrame
+    data_expr: str
+    data_args: list
+    columns: list
+    keep: list
+    keys: list
+    strata: list
+    k: int
+    part: Method
+    confidential: list
+    mparams: dict
+    agg: Method
+    aparams: dict
+    eparams: dict
+    dld_rule: str
+
+    @property
+    def masked(self) -> list:
+        return [c for c in self.columns if c not in self.confidential]
+
+    @property
+    def mkey(self) -> tuple:
+        return tuple(sorted(self.mparams.items()))
+
+    @property
+    def akey(self) -> tuple:
+        return tuple(sorted(self.aparams.items()))
+
+    @property
+    def privacy_source(self) -> Method:
+        """The aggregation whose Δ and w every SL and breach uses: the sidebar's when it takes them, else the
+        first one that does (P3M) with its defaults, so that all aggregations are compared alike."""
+        return self.agg if self.agg.personalized else next(m for m in methods("aggregate") if m.personalized)
+
+    @property
+    def privacy(self) -> dict:
+        src = self.privacy_source
+        values = self.aparams if src is self.agg else src.defaults()
+        return {n: v for n, v in values.items() if n in PRIVACY_KEYS}
+
+
+def data_section() -> tuple[pd.DataFrame, str, list[str]]:
     """The data source widgets; returns the data, a Python expression and CLI arguments that load it."""
     info = ma.list_datasets().set_index("name")
     source = st.radio("Source", ["benchmark", "generated", "upload"], horizontal=True, key="source",
@@ -160,10 +343,11 @@ def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
         name = st.selectbox("Generator", names, key="generator")
         st.caption(f"{info.loc[name, 'description']} — {info.loc[name, 'source']}")
         n = int(st.number_input("records", min_value=10, max_value=MAX_RECORDS, value=2000, step=500, key="n"))
-        seed = int(st.number_input("seed", min_value=0, value=0, step=1, key="seed"))
+        seed = int(st.number_input("seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="seed"))
         return (load(name, n=n, seed=seed), f"ma.load_dataset({name!r}, n={n}, seed={seed})",
                 ["--dataset", name, "--data-param", f"n={n}", "--data-param", f"seed={seed}"])
-    up = st.file_uploader(f"CSV with a header row (at most {MAX_UPLOAD_MB} MB, {MAX_RECORDS:,} records)", type="csv")
+    up = st.file_uploader(f"CSV with a header row (at most {MAX_UPLOAD_MB} MB, {MAX_RECORDS:,} records)", type="csv",
+                          key="upload")
     if up is None:
         st.info("Upload a CSV file to start, or pick a benchmark data set.")
         st.stop()
@@ -191,45 +375,23 @@ def data_sidebar() -> tuple[pd.DataFrame, str, list[str]]:
         st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
                  "Use the command line for larger files.")
         st.stop()
+    if len(df) < 2:
+        st.error(f"{up.name} has {len(df)} record(s): microaggregation needs at least 2.")
+        st.stop()
     if encoding == "utf-8":
         return df, f"ma.read_csv({up.name!r}).data", ["--input", up.name]
     return df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding]
 
 
-def per_record(upload, n: int, d: int) -> np.ndarray:
-    """Values of an uploaded CSV (header row) as an (n, 1) (one per record) or (n, d) float array; ValueError says
-    what is wrong."""
-    try:
-        values = read_csv(upload, name=upload.name).data.to_numpy(dtype=float)
-    except (ma.MicroaggError, ValueError) as exc:
-        raise ValueError(f"cannot read {upload.name} as numbers: {exc}") from None
-    if values.shape[0] != n or values.shape[1] not in (1, d):
-        raise ValueError(f"{upload.name} has {values.shape[0]} rows and {values.shape[1]} columns; expected {n} rows "
-                         f"and 1 or {d} columns (one value per record, or one per masked attribute).")
-    return values
-
-
-def overall(table: pd.DataFrame) -> pd.Series:
-    """The report's values over all attributes, by metric."""
-    return table[table["attribute"] == "all"].set_index("metric")["value"]
-
-
-# --------------------------------------------------------------------------- page
-
-warm_up()
-st.title("microagg — microaggregation lab")
-st.caption("Partition numeric records into groups of at least k, publish a group value instead of each record, "
-           "and see what it costs in information loss.")
-
-with st.sidebar:
-    st.header("Data")
-    df, data_expr, data_args = data_sidebar()
+def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """Which columns are masked, released unmasked, known to an intruder (keys) and stratified on; the rest are
+    dropped. Identifiers (``ma.identifiers``, the rule of the API and the command line) are not selected."""
     numeric = [str(c) for c in df.columns
                if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
     if not numeric:
         st.error("This data has no numeric column: microaggregation needs numbers.")
         st.stop()
-    ids = ma.identifiers(df)  # the same rule as the API and the command line
+    ids = ma.identifiers(df)
     columns = st.multiselect("Columns to mask", numeric, default=[c for c in numeric if c not in ids],
                              key=f"columns:{data_expr}",
                              help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
@@ -240,8 +402,8 @@ with st.sidebar:
     others = [str(c) for c in df.columns if str(c) not in columns]
     keep_col, key_col = st.columns(2)
     keep = keep_col.multiselect("Columns to release unmasked", others, default=[], key=f"keep:{data_expr}",
-                                help="Released as they are. Every other column not masked is dropped from the "
-                                     "release. A kept column an intruder may know should be declared a key.")
+                                help="Released exactly as they are. Every other column not masked is dropped from "
+                                     "the release. A kept column an intruder may know should be declared a key.")
     keys = key_col.multiselect("Key columns (an intruder may know them)", others, default=[],
                                key=f"keys:{data_expr}",
                                help="Released unmasked like kept columns, and counted in the k-anonymity check: "
@@ -250,274 +412,499 @@ with st.sidebar:
                            key="stratify", disabled=not keys,
                            help="Groups never mix records with different keys, so the release stays k-anonymous "
                                 "with the keys released. Each combination needs at least k records.")
-    strata = keys if keys and stratify else []
-    keep = [c for c in keep if c not in keys]
+    return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else [])
 
-    st.header("Microaggregation")
-    k = int(st.number_input("k (minimum group size)", min_value=2, value=5, step=1, key="k",
-                            help="Every released value is shared by at least k records."))
+
+def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
+    k = k_widgets(len(df))
     parts = {m.title: m for m in methods("partition")}
     part = parts[st.selectbox("Partitioning method", list(parts), key="method")]
     st.caption(f"{part.summary} — {part.source}")
     confidential: list[str] = []
     if part.uses_roles:
         default_conf = [c for c in df.attrs.get("roles", {}).get("confidential", []) if c in columns]
-        confidential = st.multiselect("Confidential columns", columns, default=default_conf,
-                                      key=f"conf:{data_expr}",
+        confidential = st.multiselect("Confidential columns", columns, default=default_conf, key=f"conf:{data_expr}",
                                       help="Sensitive attributes: released unchanged, and used by this method to "
                                            "keep every group diverse. The other masked columns are the "
                                            "quasi-identifiers.")
-    mparams = part.active({p.name: widget(p, f"p-{part.name}-{p.name}", part) for p in part.params})
+    mparams = parameter_widgets(part, f"p-{part.name}", max(1, len(columns) - len(confidential)))
+    return k, part, confidential, mparams
+
+
+def aggregation_section(n: int, d: int):
     aggs = {m.title: m for m in methods("aggregate")}
     agg = aggs[st.selectbox("Aggregation", list(aggs), key="aggregation")]
     st.caption(f"{agg.summary} — {agg.source}")
-    aparams = agg.active({p.name: widget(p, f"a-{agg.name}-{p.name}", agg) for p in agg.params})
-    for p in agg.params:
-        if p.array_ok:
-            upload = st.file_uploader(f"{p.name} per record (optional CSV, one value per record, or one column per "
-                                      "masked attribute)", type="csv", key=f"u-{agg.name}-{p.name}")
-            if upload is not None:
-                try:
-                    aparams[p.name] = per_record(upload, len(df), len(columns))
-                except ValueError as exc:
-                    st.error(f"{p.name}: {exc}")
-                    st.stop()
+    uploads = {p.name: st.session_state.get(f"u-{agg.name}-{p.name}") for p in agg.params if p.array_ok}
+    aparams = parameter_widgets(agg, f"a-{agg.name}", d, overridden=[n_ for n_, u in uploads.items() if u is not None])
+    for name in uploads:
+        p = agg.param(name)
+        upload = st.file_uploader(f"{p.label or name} per record (optional CSV: one value per record, or one column "
+                                  "per masked attribute)", type="csv", key=f"u-{agg.name}-{name}",
+                                  help="When given, it replaces the value in the box above.")
+        if upload is not None:
+            try:
+                aparams[name] = per_record(upload, n, d)
+            except ValueError as exc:
+                st.error(f"{p.label or name}: {exc}")
+                st.stop()
+    return agg, aparams
 
-    st.header("Metrics")
-    eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p")}
+
+def metrics_section() -> tuple[dict, str]:
+    eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p", 1)}
     dld_rule = st.selectbox("DLD rule (risk-utility map)", RULES, key="m-dld", format_func=RULE_TITLES.get,
                             help="When an intruder's nearest-neighbour link counts as a disclosure (docs/metrics.md "
-                                 "§4.6; "
-                                 "the report lists every rule).")
-
-if not columns:
-    st.warning("Select at least one numeric column to mask.")
-    st.stop()
-hint = scale_hint(len(df), len(columns) - len(confidential), part.name)
-if hint:
-    st.info(f"This may take long: {hint}")
-if k > len(df):
-    st.error(f"k = {k} is larger than the number of records ({len(df)}): no group of {k} records can be formed. "
-             "Lower k.")
-    st.stop()
-# Δ and w of every SL and breach shown: the sidebar's when the aggregation takes them, else the defaults of the
-# first one that does (P3M); the report of every aggregation uses them, so they are comparable
-privacy_source = agg if agg.personalized else next(m for m in methods("aggregate") if m.personalized)
-privacy = {n: v for n, v in (aparams if privacy_source is agg else privacy_source.defaults()).items()
-           if n in PRIVACY_KEYS}
-sl_args = sl_arguments(privacy)
-ekey = tuple(sorted({**eparams, **sl_args}.items()))
-try:
-    masked = [c for c in columns if c not in confidential]
-    mkey, akey = tuple(sorted(mparams.items())), tuple(sorted(aparams.items()))
-    labels = partition(df, tuple(masked), tuple(confidential), k, part.name, mkey, tuple(strata))
-    protected, _, report, Z, Zp, params = release(df, tuple(masked), tuple(confidential), tuple(keep), k,
-                                                  part.name, mkey, agg.name, akey, labels, ekey, tuple(keys),
-                                                  tuple(strata))
-except ma.MicroaggError as exc:
-    st.error(str(exc))
-    st.stop()
+                                 "§4.6; the report lists every rule).")
+    return eparams, dld_rule
 
 
-values = overall(report)
-c1, c2, c3, c4 = st.columns(4)
-il = float(values["IL"])
-c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
-          help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is identical "
-               "(SST = 0).")
-c2.metric("Groups", int(report.loc[report["metric"] == "groups", "value"].iloc[0]))
-c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
-          help="Released rows identical on all masked columns; k-anonymity needs at least k.")
-c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO",
-          help="On the masked columns and the key columns, for the file as published.")
-if keys and not bool(values["k-anonymous"]):
-    st.warning(f"The key columns {', '.join(keys)} break k-anonymity: "
-               f"{int(values['records in classes < k'])} released rows share their keys and masked values with "
-               "fewer than k others. Tick 'Microaggregate inside each combination of the keys'.")
-uncovered = report[report["metric"].str.startswith("kept column not in the k-anonymity check")]
-for row in uncovered.itertuples():
-    st.info(f"Kept column **{row.attribute}** is not in the k-anonymity check: if an intruder knows it, "
-            f"{row.value} released rows become unique. Declare it a key if it may be known.")
-if float(values["exact cells"]) > 0:
-    st.caption(f"{float(values['exact cells']):.1f} % of the masked cells are published exactly as in the original "
-               f"({float(values['exact records']):.1f} % of the records have one)"
-               + (" — the median of a group of odd size is one member's own value." if agg.name == "median"
-                  else "."))
+def per_record(upload, n: int, d: int) -> np.ndarray:
+    """Values of an uploaded CSV (header row) as an (n,) or (n, d) float array; ValueError says what is wrong."""
+    try:
+        values = pd.read_csv(upload).to_numpy(dtype=float)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"cannot read {upload.name} as numbers: {exc}") from None
+    if values.shape[0] != n or values.shape[1] not in (1, d):
+        raise ValueError(f"{upload.name} has {values.shape[0]} rows and {values.shape[1]} columns; expected {n} rows "
+                         f"and 1 or {d} columns (one value per record, or one per masked attribute).")
+    return values[:, 0] if values.shape[1] == 1 else values
 
-tab_partition, tab_aggregation, tab_risk, tab_privacy, tab_release = st.tabs(
-    ["Partition", "Aggregation", "Risk & utility", "Personalized privacy", "Release"])
 
-with tab_partition:
+def sidebar() -> Setup:
+    with st.sidebar:
+        st.header("Data")
+        df, data_expr, data_args = data_section()
+        columns, keep, keys, strata = columns_section(df, data_expr)
+        st.header("Microaggregation")
+        k, part, confidential, mparams = method_section(df, data_expr, columns)
+        agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
+        st.header("Metrics")
+        eparams, dld_rule = metrics_section()
+    return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
+                 eparams, dld_rule)
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class Result:
+    labels: np.ndarray
+    protected: pd.DataFrame  # as published: identifiers and the index left out, rows shuffled
+    in_order: pd.DataFrame   # the same rows in the input's order (plots against the original)
+    report: pd.DataFrame
+    Z: np.ndarray
+    Zp: np.ndarray
+    params: dict
+    notes: tuple = ()
+
+
+def compute(s: Setup) -> Result:
+    """The partition and the release of the sidebar's choices (cached); MicroaggError propagates."""
+    if s.part.name == "mdav":
+        wait_for_mdav()
+    ekey = tuple(sorted({**s.eparams, **sl_arguments(s.privacy)}.items()))
+    labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
+                              tuple(s.strata))
+    protected, in_order, report, Z, Zp, params = release(s.df, tuple(s.masked), tuple(s.confidential),
+                                                         tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name, s.akey,
+                                                         labels, ekey, tuple(s.keys), tuple(s.strata))
+    return Result(labels, protected, in_order, report, Z, Zp, params, notes)
+
+
+def overall(table: pd.DataFrame) -> pd.Series:
+    """The report's values over all attributes, by metric."""
+    return table[table["attribute"] == "all"].set_index("metric")["value"]
+
+
+def headline(s: Setup, r: Result) -> None:
+    values = overall(r.report)
+    c1, c2, c3, c4 = st.columns(4)
+    il = float(values["IL"])
+    c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
+              help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is "
+                   "identical (SST = 0).")
+    groups = r.report.loc[r.report["metric"] == "groups", "value"].iloc[0]  # per attribute: the first one's
+    c2.metric("Groups", f"{int(groups):,}")
+    c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
+              help="Released rows identical on all masked and key columns; k-anonymity needs at least k.")
+    c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO",
+              help="On the masked columns and the key columns, for the file as published.")
+    caveats(s, r, bool(values["k-anonymous"]))
+
+
+def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
+    """What the release does not protect, said on the page."""
+    values = overall(r.report)
+    if not k_anonymous and s.keys and s.part.record_level:
+        st.warning(f"**The key columns {', '.join(s.keys)} break k-anonymity:** "
+                   f"{int(values['records in classes < k'])} released rows share their keys and masked values with "
+                   "fewer than k others. Tick 'Microaggregate inside each combination of the keys'.", icon="⚠️")
+    elif not k_anonymous:
+        why = " ".join(r.notes) or s.part.summary
+        st.warning(f"**This release is not k-anonymous as whole records.** {why}", icon="⚠️")
+    uncovered = r.report[r.report["metric"].str.startswith("kept column not in the k-anonymity check")]
+    for row in uncovered.itertuples():
+        st.info(f"Kept column **{row.attribute}** is not in the k-anonymity check: if an intruder knows it, "
+                f"{tables.format_value(row.value, row.unit)} released rows become unique. Declare it a key if it "
+                "may be known.", icon="ℹ️")
+    if float(values["exact cells"]) > 0:
+        st.info(f"{float(values['exact cells']):.2f} % of the masked cells are published exactly as in the original "
+                f"({float(values['exact records']):.2f} % of the records have one)"
+                + (" — the median of a group of odd size is one member's own value." if s.agg.name == "median"
+                   else "."), icon="ℹ️")
+    exact = [*s.confidential, *s.keep]
+    if exact:
+        st.info(f"Released with their exact values: {', '.join(exact)} (confidential or kept unmasked). Check that "
+                "no identifier (name, ID, record number) is among them.", icon="ℹ️")
+
+
+def table_height(rows: int) -> int:
+    """A dataframe height that shows ``rows`` rows without an inner scroll bar (up to 16 rows)."""
+    return 38 + 35 * min(rows, 16)
+
+
+# --------------------------------------------------------------------------- tabs
+
+
+def looks_like_identifier(column: pd.Series) -> bool:
+    """The identifier rule of the API (``ma.identifiers``) on one column: not a quantity to plot by default."""
+    return bool(ma.identifiers(column.to_frame()))
+
+
+def tab_partition(s: Setup, r: Result) -> None:
     left, right = st.columns([3, 2])
     with left:
-        axes = st.radio("Axes", ["first two principal components", "two attributes"], horizontal=True)
-        if axes == "two attributes" and len(masked) >= 2:
-            a, b = st.columns(2)
-            x = a.selectbox("x", masked, index=0)
-            y = b.selectbox("y", masked, index=1)
-            xy, names = Z[:, [masked.index(x), masked.index(y)]], (f"{x} (z)", f"{y} (z)")
-        else:
-            xy = pcs(Z) if len(masked) >= 2 else np.column_stack([Z[:, 0], np.zeros(len(Z))])
-            names = ("PC1", "PC2") if len(masked) >= 2 else (f"{masked[0]} (z)", "")
-        st.plotly_chart(plots.partition_scatter(xy, labels, names), width="stretch")
+        partition_scatter(s.masked, r.Z, r.labels)
     with right:
-        st.plotly_chart(plots.group_sizes(labels, k), width="stretch")
-        st.caption("MDAV-type methods make groups of exactly k except at the end; variable-size methods "
-                   "use sizes between k and 2k−1.")
-
-    with st.expander("MDAV step by step (a small sample, two attributes)", expanded=False):
-        st.write("MDAV repeatedly takes the record **farthest from the centroid** of the records not yet grouped "
-                 "and groups it with its k−1 nearest neighbours; then the record farthest from that one, and the "
-                 "same again. Step through it on a sample of records.")
-        s1, s2, s3 = st.columns(3)
-        size = int(s1.number_input("sample size", min_value=max(2 * k, 10), max_value=200, value=max(40, 2 * k)))
-        variant = s2.selectbox("variant", get_method("partition", "mdav").param("variant").choices,
-                               index=1)
-        pair = s3.multiselect("attributes", masked, default=masked[:2], max_selections=2)
-        if len(pair) == 2:
-            rows = np.linspace(0, len(df) - 1, min(size, len(df))).astype(int)
-            sample = ma.standardize(df[pair].iloc[rows])
-            trace = steps(sample, k, variant)
-            step = st.slider("groups formed", 0, len(trace.steps), min(1, len(trace.steps)))
-            st.plotly_chart(plots.mdav_step(sample, trace, step, (f"{pair[0]} (z)", f"{pair[1]} (z)")),
-                            width="stretch")
-            if 0 < step <= len(trace.steps):
-                row = trace.steps.iloc[step - 1]
-                if row.seed >= 0:
-                    st.caption(f"Step {step}: {row['remaining']} records left; record {rows[row.seed]} is the "
-                               f"{row.role} (star) and takes its {k - 1} nearest neighbours.")
-                else:
-                    st.caption(f"Step {step}: the last {row['remaining']} records form the final group.")
+        st.plotly_chart(plots.group_sizes(r.labels, s.k, bounded=s.part.bounded), width="stretch")
+        if s.part.bounded:
+            st.caption(f"{s.part.title} keeps every group between k = {s.k} and 2k−1 = {2 * s.k - 1} records.")
         else:
-            st.info("Pick two attributes.")
+            st.caption(f"{s.part.title} does not bound group sizes by 2k−1: only the minimum k = {s.k} holds"
+                       + ("" if s.part.record_level else " (for each attribute on its own)") + ".")
+    demo = st.expander("MDAV step by step (a small sample, two attributes)", key="demo-open", on_change="rerun")
+    if demo.open:  # built only while open
+        with demo:
+            mdav_demo(s.df, s.masked, s.k, s.mparams.get("variant") if s.part.name == "mdav" else None)
 
-with tab_aggregation:
+
+@st.fragment
+def partition_scatter(masked: list, Z: np.ndarray, labels: np.ndarray) -> None:
+    a, b, c = st.columns([2, 1, 1])
+    axes = a.radio("Axes", ["first two principal components", "two attributes"], horizontal=True, key="axes")
+    if axes == "two attributes" and len(masked) >= 2:
+        x = b.selectbox("x", masked, index=0, key="axis-x")
+        y = c.selectbox("y", masked, index=1, key="axis-y")
+        xy, names = Z[:, [masked.index(x), masked.index(y)]], (f"{x} (z)", f"{y} (z)")
+    else:
+        xy = pcs(Z) if len(masked) >= 2 else np.column_stack([Z[:, 0], np.zeros(len(Z))])
+        names = ("PC1", "PC2") if len(masked) >= 2 else (f"{masked[0]} (z)", "")
+    lab = labels if labels.ndim == 1 else labels[:, 0]
+    groups = int(lab.max()) + 1
+    clamp("group-pick", -1, groups - 1)
+    picked = st.number_input("Outline one group (its number)", min_value=-1, max_value=groups - 1, step=1,
+                             key="group-pick", help="−1: six groups spread over the plot.",
+                             **initial("group-pick", "value", -1))
+    highlight = None if picked < 0 else [int(picked)]
+    title = ("Records and six of their groups" if highlight is None else f"Records and group {picked}") + \
+        ("" if labels.ndim == 1 else " (groups of the first attribute)")
+    st.plotly_chart(plots.partition_scatter(xy, labels, names, title=title, highlight=highlight), width="stretch")
+
+
+@st.fragment
+def mdav_demo(df: pd.DataFrame, masked: list, k: int, variant: str | None) -> None:
+    st.write("MDAV repeatedly takes the record **farthest from the centroid** of the records not yet grouped "
+             "and groups it with its k−1 nearest neighbours; then the record farthest from that one, and the "
+             "same again. Step through it on a sample of records.")
+    n = len(df)
+    low, high = min(n, max(2 * k, 10)), min(n, max(200, 2 * k))
+    clamp("demo-size", low, high)
+    s1, s2, s3 = st.columns(3)
+    size = int(s1.number_input("sample size", min_value=low, max_value=high, key="demo-size",
+                               help=f"At least 2k = {2 * k} records (when the data has them).",
+                               **initial("demo-size", "value", min(high, max(40, 2 * k)))))
+    variants = get_method("partition", "mdav").param("variant").choices
+    chosen = s2.selectbox("variant", variants, index=variants.index(variant or "generic"),
+                          key=f"demo-variant:{variant}", help="The sidebar's MDAV variant when MDAV is the method.")
+    plain = [c for c in masked if not looks_like_identifier(df[c])] or masked
+    if any(c not in masked for c in st.session_state.get("demo-pair", [])):
+        del st.session_state["demo-pair"]
+    pair = s3.multiselect("attributes", masked, max_selections=2, key="demo-pair", **initial("demo-pair", "default",
+                                                                                             plain[:2]),
+                          help="Identifier-like columns (a name ending in 'id', or record numbers) are not "
+                               "chosen by default.")
+    if len(pair) != 2:
+        st.info("Pick two attributes.")
+        return
+    rows = np.linspace(0, n - 1, min(size, n)).astype(int)
+    sample = ma.standardize(df[pair].iloc[rows])
+    trace = steps(sample, k, chosen)
+    clamp("demo-step", 0, max(1, len(trace.steps)))
+    step = st.slider("groups formed", 0, max(1, len(trace.steps)), key="demo-step",
+                     **initial("demo-step", "value", min(1, len(trace.steps))))
+    title = f"MDAV ({chosen}), k = {k}, {len(rows)} records: {min(step, len(trace.steps))} of {len(trace.steps)} groups"
+    st.plotly_chart(plots.mdav_step(sample, trace, step, (f"{pair[0]} (z)", f"{pair[1]} (z)"), title=title),
+                    width="stretch")
+    if 0 < step <= len(trace.steps):
+        row = trace.steps.iloc[step - 1]
+        if row.seed >= 0:
+            st.caption(f"Step {step}: {row['remaining']} records left; record {rows[row.seed]} is the "
+                       f"{row.role} (star) and takes its {k - 1} nearest neighbours.")
+        else:
+            st.caption(f"Step {step}: the last {row['remaining']} records form the final group.")
+
+
+def tab_aggregation(s: Setup, r: Result) -> None:
     st.write("The same partition, aggregated by every registered aggregation (default parameters for the ones not "
              "selected in the sidebar). A **breach** is a released value closer than Δ to its original: the "
              "owner's wish not met, which P3M tries to avoid.")
+    sl_args = sl_arguments(s.privacy)
+    ekey = tuple(sorted({**s.eparams, **sl_args}.items()))
     rows, released = [], {}
     for m in methods("aggregate"):
-        ap = akey if m.name == agg.name else tuple(sorted(m.defaults().items()))
+        ap = s.akey if m.name == s.agg.name else tuple(sorted(m.defaults().items()))
         try:
             # the same arguments as the main release for the selected aggregation: a cache hit
-            _, prot_m, rep_m, _, Zp_m, _ = release(df, tuple(masked), tuple(confidential), tuple(keep), k,
-                                                   part.name, mkey, m.name, ap, labels, ekey, tuple(keys),
-                                                   tuple(strata))
+            _, prot_m, rep_m, _, Zp_m, _ = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k,
+                                                   s.part.name, s.mkey, m.name, ap, r.labels, ekey, tuple(s.keys),
+                                                   tuple(s.strata))
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
-        breach = breaches(Z, Zp_m, sl_args["delta"], sl_args["relative"])
+        breach = breaches(r.Z, Zp_m, sl_args["delta"], sl_args["relative"])
         released[m.title] = (prot_m, breach)
-        r = overall(rep_m)
-        rows.append({"aggregation": m.title, "IL (%)": float(r["IL"]),
-                     "IL of the group means (%)": float(r["partition IL"]),
-                     "cells breaching Δ (%)": 100.0 * breach.mean(), "SL (%)": float(r["SL"]),
-                     "cells published exactly (%)": float(r["exact cells"]),
-                     "records with an exact cell (%)": float(r["exact records"]),
-                     "k-anonymous": bool(r["k-anonymous"])})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    attr = st.selectbox("attribute", masked, key="agg-attr")
+        v = overall(rep_m)
+        rows.append({"aggregation": m.title, "IL (%)": float(v["IL"]), "IL of the group means (%)":
+                     float(v["partition IL"]), "cells breaching Δ (%)": 100.0 * breach.mean(), "SL (%)": float(v["SL"]),
+                     "cells published exactly (%)": float(v["exact cells"]),
+                     "records with an exact cell (%)": float(v["exact records"]),
+                     "k-anonymous": bool(v["k-anonymous"])})
+    percent = st.column_config.NumberColumn(format="%.2f")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=table_height(len(rows)),
+                 column_config={c: percent for c in rows[0] if c.endswith("(%)")} if rows else None)
+    privacy = s.privacy
+    where = ("from the sidebar" if s.privacy_source is s.agg
+             else f"{s.privacy_source.title} default; choose it to change Δ")
+    relative = " × |x|" if privacy.get("relative") else ""
+    aggregation_plot(s.df, s.masked, r.Z, released, f"Δ = {privacy['delta']}{relative} in z units ({where}); "
+                     "breaching cells are drawn with a dark outline.")
+
+
+@st.fragment
+def aggregation_plot(df: pd.DataFrame, masked: list, Z: np.ndarray, released: dict, caption: str) -> None:
+    if st.session_state.get("agg-attr", masked[0]) not in masked:
+        del st.session_state["agg-attr"]
+    plain = [c for c in masked if not looks_like_identifier(df[c])] or masked
+    attr = st.selectbox("attribute", masked, key="agg-attr", index=masked.index(plain[0]))
     t = masked.index(attr)
     st.plotly_chart(plots.masked_vs_original(df[attr], {title: p[attr] for title, (p, _) in released.items()}, attr,
                                              breaches={title: b[:, t] for title, (_, b) in released.items()}),
                     width="stretch")
-    where = "from the sidebar" if privacy_source is agg else f"{privacy_source.title} default; choose it to change Δ"
-    st.caption(f"Δ = {privacy['delta']}{' × |x|' if privacy.get('relative') else ''} in z units ({where}); "
-               "breaching cells are drawn with a dark outline.")
+    st.caption(caption)
 
-with tab_risk:
+
+def metric_tables(report: pd.DataFrame) -> None:
     described = metric_registry.metric_table().set_index("metric")
-    shown = report[report["attribute"] == "all"].set_index("metric")
-    shown_rows = [m for m in shown.index if m in described.index]
+    shown = tables.formatted(report[report["attribute"] == "all"]).set_index("metric")
+    names = [m for m in shown.index if m in described.index]
     table = pd.DataFrame({
-        "family": described.loc[shown_rows, "family"],
-        "metric": [described.loc[m, "title"] + (f" ({m})" if m != described.loc[m, "title"] else "")
-                   for m in shown_rows],
-        "value": [f"{v:.4g}" if isinstance(v, float) else str(v) for v in shown.loc[shown_rows, "value"]],
-        "unit": shown.loc[shown_rows, "unit"],
-        "better": shown.loc[shown_rows, "direction"].str.replace(" is better", ""),
-        "what it measures": described.loc[shown_rows, "summary"],
-        "source": described.loc[shown_rows, "source"],
+        "family": described.loc[names, "family"].to_numpy(),
+        "metric": [described.loc[m, "title"] + (f" ({m})" if m != described.loc[m, "title"] else "") for m in names],
+        "value": shown.loc[names, "value"].to_numpy(),
+        "unit": shown.loc[names, "unit"].to_numpy(),
+        "better": shown.loc[names, "direction"].str.replace(" is better", "").to_numpy(),
+        "what it measures": described.loc[names, "summary"].to_numpy(),
+        "source": described.loc[names, "source"].to_numpy(),
     })
-    families = [f for f in metric_registry.FAMILIES if f in set(table["family"])]
-    for family in families:
+    config = {"value": st.column_config.TextColumn(width="small"), "unit": st.column_config.TextColumn(width="small"),
+              "better": st.column_config.TextColumn(width="small"),
+              "metric": st.column_config.TextColumn(width="medium")}
+    for family in [f for f in metric_registry.FAMILIES if f in set(table["family"])]:
+        part = table[table["family"] == family]
         st.markdown(f"**{family.capitalize()}**")
-        st.dataframe(table[table["family"] == family].drop(columns="family"), hide_index=True, width="stretch")
+        st.dataframe(part[["metric", "value", "unit", "better"]], hide_index=True, width="stretch",
+                     height=table_height(len(part)), column_config=config)
+    about = st.expander("What each metric measures, and where it comes from", key="about-open", on_change="rerun")
+    if about.open:
+        about.dataframe(table[["metric", "what it measures", "source"]], hide_index=True, width="stretch",
+                     height=table_height(len(table)))
 
+
+def tab_risk(s: Setup, r: Result) -> None:
+    metric_tables(r.report)
     st.subheader("Risk-utility map")
     st.write("How information loss and disclosure risk move together as k grows: each point is one release; "
-             "lower-left is better. Computed on demand.")
+             "lower-left is better. Computed when you press the button.")
+    ru_map(s)
+
+
+def inside(key: str, top: int) -> None:
+    """Keep a k range slider's value within 2..top (the data may have fewer records than its last value)."""
+    kept = st.session_state.setdefault("_kept", {})
+    if key in kept:
+        kept[key] = tuple(min(max(v, 2), top) for v in kept[key])
+    if key in st.session_state and max(st.session_state[key]) > top:
+        del st.session_state[key]
+
+
+def stale_note(what: str, shown_for: tuple, now: tuple) -> None:
+    if shown_for != now:
+        st.warning(f"This {what} was computed for earlier settings (sidebar or the controls above). Press the button "
+                   "to compute it for the current ones.", icon="🕒")
+
+
+@st.fragment
+def ru_map(s: Setup) -> None:
     r1, r2, r3 = st.columns([2, 2, 1])
-    ru_methods = r1.multiselect("methods", [m.name for m in methods("partition")], default=[part.name],
-                                key="ru-methods")
-    k_lo, k_hi = r2.slider("k from … to", 2, 30, (2, 15), key="ru-k")
+    names = [m.name for m in methods("partition")]
+    ru_methods = r1.multiselect("methods", names, key="ru-methods", **initial("ru-methods", "default", [s.part.name]))
+    remember("ru-methods", ru_methods)
+    top = min(30, len(s.df))
+    inside("ru-k", top)
+    k_lo, k_hi = remember("ru-k", r2.slider("k from … to", 2, max(3, top), key="ru-k",
+                                            **initial("ru-k", "value", (2, min(15, top)))))
+    k_hi = min(k_hi, top)
     axes_pair = r3.selectbox("axes", ["IL vs DLD", "PIL vs DLD", "IL vs SDID", "PIL vs SDID"], key="ru-axes")
-    if st.button("Compute the map", key="ru-go") or st.session_state.get("ru-done"):
-        st.session_state["ru-done"] = True
-        ks = tuple(sorted({k_lo, k_hi, *range(k_lo, k_hi + 1, max(1, (k_hi - k_lo) // 7))}))
+    ks = tuple(sorted({k_lo, k_hi, *range(k_lo, k_hi + 1, max(1, (k_hi - k_lo) // 7))}))
+    runs = tuple((m, s.mkey if m == s.part.name else ()) for m in ru_methods)  # the sidebar's parameters
+    now = (s.data_expr, len(s.df), tuple(s.masked), tuple(s.confidential), ks, runs, s.agg.name,
+           float(s.eparams["p"]), s.dld_rule)
+    if st.button("Compute the map", key="ru-go", disabled=not ru_methods):
         try:
-            runs = tuple((m, mkey if m == part.name else ()) for m in ru_methods)  # the sidebar's parameters
-            frame = ru_sweep(df, tuple(masked), tuple(confidential), ks, runs, agg.name, float(eparams["p"]), dld_rule)
+            frame = ru_sweep(s.df, tuple(s.masked), tuple(s.confidential), ks, runs, s.agg.name,
+                             float(s.eparams["p"]), s.dld_rule)
         except ma.MicroaggError as exc:
             st.error(str(exc))
-        else:
-            utility_name, risk_name = axes_pair.split(" vs ")
-            st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
-            st.dataframe(frame.round(3), hide_index=True, width="stretch")
-            st.caption(f"DLD rule: {RULE_TITLES[dld_rule]}; SDID interval p = {eparams['p']:g} % of the sd "
-                       f"(sidebar, Metrics); {part.name} with the sidebar's parameters.")
+            return
+        st.session_state["ru-result"] = (now, frame, s.part.name, RULE_TITLES[s.dld_rule], float(s.eparams["p"]))
+    if "ru-result" not in st.session_state:
+        return
+    shown_for, frame, method, rule, p = st.session_state["ru-result"]
+    stale_note("map", shown_for, now)
+    utility_name, risk_name = axes_pair.split(" vs ")
+    st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
+    number = st.column_config.NumberColumn(format="%.2f")
+    st.dataframe(frame, hide_index=True, width="stretch", height=table_height(len(frame)),
+                 column_config={c: number for c in ("IL", "PIL", "DLD", "SDID")} |
+                 {"seconds": st.column_config.NumberColumn(format="%.3f")})
+    st.caption(f"DLD rule: {rule}; SDID interval p = {p:g} % of the sd (sidebar, Metrics); {method} with the "
+               "sidebar's parameters.")
 
-with tab_privacy:
+
+def tab_privacy(s: Setup, r: Result) -> None:
     st.write("Mortazavi & Jalili's (2017) model: each owner asks that the released value stay at least **Δ** away "
-             "from theirs, with "
-             "importance **w**; P3M shifts every group's value to satisfy as many wishes as it can, trading them "
-             "against information loss with **α**, while keeping every mean and variance. The satisfaction level "
-             "SL is the weighted share of wishes met.")
+             "from theirs, with importance **w**; P3M shifts every group's value to satisfy as many wishes as it "
+             "can, trading them against information loss with **α**, while keeping every mean and variance. The "
+             "satisfaction level SL is the weighted share of wishes met.")
     alphas = tuple(np.round(np.linspace(0, 1, 11), 2))
+    privacy = s.privacy
+    sl_args = sl_arguments(privacy)
     try:
-        frame = sl_alpha(Z, labels, alphas, tuple(sorted(privacy.items())))
+        frame = sl_alpha(r.Z, r.labels, alphas, tuple(sorted(privacy.items())))
     except ma.MicroaggError as exc:
         st.error(str(exc))
     else:
         left, right = st.columns([3, 2])
         left.plotly_chart(plots.satisfaction_over_alpha(frame), width="stretch")
-        W = resolve_weights(sl_args["w"], *Z.shape, sl_args["w_seed"])
+        W = resolve_weights(sl_args["w"], *r.Z.shape, sl_args["w_seed"])
         if np.ptp(W) > 0:
             right.plotly_chart(plots.weights_histogram(W), width="stretch")
         else:
             right.metric("Privacy weight of every cell", f"w = {W.flat[0]:g}",
                          help="Choose P3M with weights = random (or upload per-record weights) to vary it.")
-        st.dataframe(frame.round(3), hide_index=True, width="stretch")
+        number = st.column_config.NumberColumn(format="%.2f")
+        st.dataframe(frame, hide_index=True, width="stretch", height=table_height(len(frame)),
+                     column_config={c: number for c in ("alpha", "SL P3M", "SL mean (renormalized)", "IL P3M")})
         st.caption("status per attribute: 'optimal' = certified global optimum (the dual bound closes the gap); "
                    "'local' = a feasible local optimum, its gap to the bound is reported in the release report.")
     st.subheader("SL over k and α")
+    sl_heatmap(s)
+
+
+@st.fragment
+def sl_heatmap(s: Setup) -> None:
     h1, h2 = st.columns(2)
-    hk = h1.slider("k from … to", 2, 20, (3, 10), key="sl-k")
-    ha = h2.select_slider("α values", options=[3, 5, 6, 11], value=6, key="sl-alpha")
-    if st.button("Compute the heat-map", key="sl-go") or st.session_state.get("sl-done"):
-        st.session_state["sl-done"] = True
-        ks = tuple(sorted({hk[0], hk[1], *range(hk[0], hk[1] + 1, max(1, (hk[1] - hk[0]) // 6))}))
+    top = min(20, len(s.df))
+    inside("sl-k", top)
+    hk = remember("sl-k", h1.slider("k from … to", 2, max(3, top), key="sl-k",
+                                    **initial("sl-k", "value", (min(3, top), min(10, top)))))
+    hk = (min(hk[0], top), min(hk[1], top))
+    ha = remember("sl-alpha", h2.select_slider("α values", options=[3, 5, 6, 11], key="sl-alpha",
+                                               **initial("sl-alpha", "value", 6)))
+    ks = tuple(sorted({hk[0], hk[1], *range(hk[0], hk[1] + 1, max(1, (hk[1] - hk[0]) // 6))}))
+    alphas = tuple(np.round(np.linspace(0, 1, ha), 2))
+    privacy = tuple(sorted(s.privacy.items()))
+    now = (s.data_expr, len(s.df), tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey, privacy)
+    if st.button("Compute the heat-map", key="sl-go"):
         try:
-            grid = sl_grid(df, tuple(masked), tuple(confidential), ks, tuple(np.round(np.linspace(0, 1, ha), 2)),
-                           part.name, mkey, tuple(sorted(privacy.items())))
+            grid = sl_grid(s.df, tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey, privacy)
         except ma.MicroaggError as exc:
             st.error(str(exc))
-        else:
-            st.plotly_chart(plots.satisfaction_heatmap(grid), width="stretch")
+            return
+        st.session_state["sl-result"] = (now, grid)
+    if "sl-result" in st.session_state:
+        shown_for, grid = st.session_state["sl-result"]
+        stale_note("heat-map", shown_for, now)
+        st.plotly_chart(plots.satisfaction_heatmap(grid), width="stretch")
 
-with tab_release:
-    st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
-               "(the commands below carry its seed: keep them private).")
-    st.dataframe(protected, height=320, width="stretch")
+
+def tab_release(s: Setup, r: Result) -> None:
+    st.dataframe(r.protected, height=320, width="stretch")
     d1, d2 = st.columns(2)
-    # the files are written when a button is clicked, not on every re-run
-    # text cells a spreadsheet would run as formulas get a leading quote (microagg.io.neutralise)
-    d1.download_button("Download the release (CSV)", lambda: write_csv(protected, index=False).encode(),
-                       file_name="release.csv", mime="text/csv")
-    d2.download_button("Download the report (CSV)", lambda: write_csv(report, index=False).encode(),
-                       file_name="report.csv", mime="text/csv")
+    d1.download_button("Download the release (CSV)", release_csv(r.protected), file_name="release.csv",
+                       mime="text/csv", key="download-release")
+    d2.download_button("Download the report (CSV)", lambda: write_csv(r.report, index=False).encode(),
+                       file_name="report.csv", mime="text/csv", key="download-report")
+    st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
+               "(the commands below carry its seed: keep them private, like the data). Text cells a spreadsheet "
+               "would run as formulas get a leading quote.")
     st.subheader("Report")
-    st.dataframe(report.astype({"value": str}), hide_index=True, width="stretch")
+    st.dataframe(tables.headline(r.report), hide_index=True, width="stretch",
+                 height=table_height(len(tables.headline(r.report))))
+    full = st.expander(f"The full report ({len(r.report)} rows: every metric, per attribute, with its source)",
+                       key="report-open", on_change="rerun")
+    if full.open:
+        full.dataframe(tables.formatted(r.report), hide_index=True, width="stretch", height=420)
     st.subheader("Reproduce this release")
-    st.code(recipe.python_snippet(params, data_expr), language="python")
-    st.code(recipe.cli_command(params, data_args), language="bash")
+    st.caption("Both write the same release.csv as the download button.")
+    st.code(recipe.python_snippet(r.params, s.data_expr), language="python")
+    st.code(recipe.cli_command(r.params, s.data_args), language="bash")
+
+
+# --------------------------------------------------------------------------- page
+
+
+def main() -> None:
+    kernels()  # start compiling in the background before anything else
+    st.title("microagg — microaggregation lab")
+    st.caption("Partition numeric records into groups of at least k, publish a group value instead of each record, "
+               "and see what it costs in information loss.")
+    s = sidebar()
+    problem, r = None, None
+    if not s.columns:
+        problem = "Select at least one numeric column to mask."
+    else:
+        try:
+            r = compute(s)
+        except ma.MicroaggError as exc:
+            problem = str(exc)
+    hint = scale_hint(len(s.df), len(s.masked), s.part.name) if s.columns else None
+    if hint:
+        st.info(f"This may take long: {hint}")
+    if r is not None:
+        headline(s, r)
+    else:
+        st.error(problem)
+    tabs = st.tabs(TABS, key="tab", on_change="rerun")
+    for tab, draw in zip(tabs, (tab_partition, tab_aggregation, tab_risk, tab_privacy, tab_release)):
+        if tab.open:
+            with tab:
+                if r is None:
+                    st.info("Nothing to show until the problem above is fixed in the sidebar.")
+                else:
+                    draw(s, r)
+
+
+main()

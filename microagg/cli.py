@@ -16,7 +16,7 @@ import warnings
 
 import pandas as pd
 
-from . import published
+from . import published, tables
 from .advice import duration, exact_seconds, heartbeat, scale_hint
 from .aggregate import mean, p3m_solve
 from .datasets import list_datasets, load_dataset
@@ -110,14 +110,6 @@ def _write(rel, args) -> None:
     print(f"release written to {args.out}", file=sys.stderr)
 
 
-def _report_text(table: pd.DataFrame) -> str:
-    shown = table.copy()
-    undefined = shown["metric"].isin(["IL", "partition IL", "IL1s", "PIL"]) & shown["value"].isna()
-    shown["value"] = shown["value"].astype(object).where(~undefined, "undefined (every record identical)")
-    with pd.option_context("display.max_colwidth", 80, "display.width", 160):
-        return shown.to_string(index=False)
-
-
 def cmd_run(args) -> int:
     if (args.dataset is None) == (args.input is None):
         raise MicroaggError("give exactly one of --dataset NAME or --input FILE.csv.")
@@ -162,10 +154,24 @@ def cmd_run(args) -> int:
     if rel.identifiers:
         print("identifiers, neither masked nor released (--identifiers to choose): "
               + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
-    print(_report_text(report))
+    print_report(report, args.full)
     if args.out:
         _write(rel, args)
     return 0
+
+
+def print_report(report: pd.DataFrame, full: bool) -> None:
+    """The report's overall rows, formatted (``--full``: every row and column); IL and the measures divided by
+    the total variance read "undefined" when every record is identical."""
+    shown = report.copy()
+    undefined = shown["metric"].isin(["IL", "partition IL", "IL1s", "PIL"]) & shown["value"].isna()
+    shown["value"] = shown["value"].astype(object).where(~undefined, "undefined (every record identical)")
+    if full:
+        with pd.option_context("display.max_colwidth", 80, "display.width", 160):
+            print(tables.formatted(shown).to_string(index=False))
+    else:
+        print(tables.overall_text(shown))
+        print(f"({len(report)} rows with the per-attribute values, directions and sources: --full)")
 
 
 def _names(value: str | None) -> list[str] | None:
@@ -204,7 +210,7 @@ def _run_dask(args) -> int:
                               scheduler=args.scheduler, block_size=args.block_size, progress=True, force=args.force,
                               encoding=args.encoding, **dict(split), **safety, **params)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
-    print(_report_text(rel.report()))
+    print_report(rel.report(), args.full)
     print(f"release written to {args.out} ({len(rel.files)} Parquet files)", file=sys.stderr)
     return 0
 
@@ -474,6 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-spreadsheet-safe", action="store_true", help="write text cells and column names "
                      "starting with = + - @ as they are (by default a quote is put before them so that "
                      "spreadsheets do not run them as formulas)")
+    run.add_argument("--full", action="store_true", help="print every row of the report (per attribute, with "
+                     "directions and sources), not only the overall values")
     run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "
                      "once; blocks: inside blocks of at most --block-size records; dask: blocks on a Dask cluster")
     run.add_argument("--block-size", type=int, help=f"records per block, at least 2k (default {DEFAULT_BLOCK_SIZE})")

@@ -8,26 +8,41 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 
-def group_sizes(labels, k: int | None = None) -> go.Figure:
-    """Bar chart: how many groups have each size (k and 2k-1 marked).
+def group_sizes(labels, k: int | None = None, bounded: bool = False, max_bars: int = 40) -> go.Figure:
+    """Histogram of group sizes: one bar per size while at most ``max_bars`` sizes span the range, else bins of
+    equal width. ``k`` is marked, and 2k−1 too when ``bounded`` (the partitioner guarantees sizes k..2k−1,
+    ``Method.bounded``).
 
     Per-attribute labels (n x d, individual ranking) count the groups of every attribute.
     """
     lab = np.asarray(labels)
     per_attribute = lab.ndim == 2
     sizes = np.concatenate([np.bincount(col) for col in (lab.T if per_attribute else [lab])])
-    values, counts = np.unique(sizes, return_counts=True)
-    fig = go.Figure(go.Bar(x=values, y=counts, marker_color="#4c78a8",
-                           hovertemplate="size %{x}: %{y} groups<extra></extra>"))
-    if k is not None:
-        for x, text in ((k, "k"), (2 * k - 1, "2k−1")):
-            fig.add_vline(x=x, line_dash="dot", line_color="#888", annotation_text=text,
-                          annotation_position="top right", annotation_yshift=10)
+    sizes = sizes[sizes > 0]
+    width = max(1, int(np.ceil((sizes.max() - sizes.min() + 1) / max_bars)))
+    start = sizes.min() - (sizes.min() % width if width > 1 else 0)
+    values, counts = np.unique(start + (sizes - start) // width * width, return_counts=True)
+    lo = min(sizes.min(), k or sizes.min())
+    hi = max(sizes.max(), 2 * k - 1 if k and bounded else sizes.max())
+    visible = max(width * 0.9, (hi - lo) / 60)  # a bar stays visible however wide the axis
+    if width == 1:
+        bar = go.Bar(x=values, y=counts, width=max(0.8, visible), marker_color=PALETTE[0],
+                     hovertemplate="size %{x}: %{y} groups<extra></extra>")
+    else:
+        bar = go.Bar(x=values + (width - 1) / 2, y=counts, width=visible, marker_color=PALETTE[0],
+                     customdata=np.column_stack([values, values + width - 1]),
+                     hovertemplate="sizes %{customdata[0]}–%{customdata[1]}: %{y} groups<extra></extra>")
+    fig = go.Figure(bar)
+    marks = [] if k is None else [(k, "k")] + ([(2 * k - 1, "2k−1")] if bounded else [])
+    for x, text in marks:
+        fig.add_vline(x=x, line_dash="dot", line_color="#555", annotation_text=text,
+                      annotation_position="top", annotation_yshift=4)
     title = "Group sizes (the groups of every attribute)" if per_attribute else "Group sizes"
-    fig.update_layout(title=title, xaxis_title="records in the group", yaxis_title="groups",
-                      bargap=0.2, height=340, margin=dict(l=40, r=20, t=70, b=40))
-    fig.update_xaxes(dtick=1)
-    return fig
+    fig.update_layout(title=title, xaxis_title="records in the group" + ("" if width == 1 else f" (bins of {width})"),
+                      yaxis_title="groups", bargap=0.15, height=360)
+    fig.update_xaxes(tickformat="d", **({"dtick": 1} if hi - lo <= 15 else {}))
+    fig.update_yaxes(tickformat="d", rangemode="tozero", **({"dtick": 1} if counts.max() <= 10 else {}))
+    return readable(fig)
 
 
 def original_vs_protected(original: pd.DataFrame, protected: pd.DataFrame, x: str, y: str,
@@ -62,6 +77,15 @@ def group_colours(groups: np.ndarray) -> dict:
     return dict(color=np.asarray(groups) % m, colorscale=scale, cmin=-0.5, cmax=m - 0.5, showscale=False)
 
 
+def readable(fig: go.Figure) -> go.Figure:
+    """Room above the plot for its title and a vertical toolbar at the right, so that neither covers the other;
+    room below for a horizontal legend."""
+    below = 100 if fig.layout.legend.orientation == "h" else 40
+    fig.update_layout(title=dict(x=0, xanchor="left", y=0.98, yanchor="top", font=dict(size=16)),
+                      modebar=dict(orientation="v"), margin=dict(l=50, r=40, t=60, b=below))
+    return fig
+
+
 def principal_components(Z: np.ndarray, n: int = 2) -> np.ndarray:
     """Scores of the first ``n`` principal components of standardized ``Z`` (sign: largest loading positive)."""
     Zc = Z - Z.mean(axis=0)
@@ -70,28 +94,67 @@ def principal_components(Z: np.ndarray, n: int = 2) -> np.ndarray:
     return Zc @ vt.T
 
 
+def spread_groups(xy: np.ndarray, labels: np.ndarray, n: int = 6) -> list[int]:
+    """``n`` groups spread over the plot: the ones at evenly spaced ranks of their centroid's x coordinate."""
+    counts = np.bincount(labels)
+    present = np.flatnonzero(counts)
+    cx = np.bincount(labels, weights=xy[:, 0])[present] / counts[present]
+    order = present[np.argsort(cx, kind="stable")]
+    return sorted({int(order[i]) for i in np.linspace(0, len(order) - 1, min(n, len(order))).astype(int)})
+
+
+def _outline(points: np.ndarray) -> np.ndarray:
+    """Closed convex hull of 2-D ``points`` (the points themselves when fewer than 3 or collinear)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        ring = points[ConvexHull(points).vertices]
+    except (QhullError, ValueError):
+        ring = points[np.lexsort(points.T[::-1])]
+    return np.vstack([ring, ring[:1]])
+
+
 def partition_scatter(xy: np.ndarray, labels, names=("x", "y"), max_points: int = 4000,
-                      title: str = "Records coloured by group") -> go.Figure:
-    """2-D scatter of records coloured by group (colours cycle), with every group's centroid marked."""
+                      title: str = "Records and a few of their groups", highlight=None) -> go.Figure:
+    """2-D scatter of records in grey with a handful of groups drawn in colour inside their convex hulls.
+
+    ``highlight`` lists the groups to draw (default: six spread over the plot, ``spread_groups``); colouring
+    hundreds of groups with a cycling palette would show nothing. The groups' centroids are small crosses
+    (hidden until clicked in the legend when there are more than 50).
+    """
     labels = np.asarray(labels)
     lab = labels if labels.ndim == 1 else labels[:, 0]
     n = len(lab)
     take = np.arange(n) if n <= max_points else np.linspace(0, n - 1, max_points).astype(int)
     counts = np.bincount(lab)
-    cx = np.bincount(lab, weights=xy[:, 0]) / counts
-    cy = np.bincount(lab, weights=xy[:, 1]) / counts
+    present = counts > 0
+    cx = np.bincount(lab, weights=xy[:, 0])[present] / counts[present]
+    cy = np.bincount(lab, weights=xy[:, 1])[present] / counts[present]
+    groups = spread_groups(xy, lab) if highlight is None else [int(g) for g in highlight]
     fig = go.Figure()
     fig.add_trace(go.Scattergl(x=xy[take, 0], y=xy[take, 1], mode="markers", name="records",
-                               marker=dict(size=6, opacity=0.75, **group_colours(lab[take])),
+                               marker=dict(size=5, color="#b0b0b0", opacity=0.6),
                                customdata=lab[take], hovertemplate="group %{customdata}<extra></extra>"))
-    fig.add_trace(go.Scattergl(x=cx, y=cy, mode="markers", name="group centroids",
-                               marker=dict(size=9, color="black", symbol="x-thin", line=dict(width=2))))
-    fig.update_layout(title=title, xaxis_title=names[0], yaxis_title=names[1], height=460,
-                      margin=dict(l=40, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.15))
+    fig.add_trace(go.Scattergl(x=cx, y=cy, mode="markers", name=f"group centroids ({int(present.sum())})",
+                               marker=dict(size=4, color="#777", symbol="x-thin", line=dict(width=1, color="#777")),
+                               hoverinfo="skip", visible="legendonly" if len(cx) > 50 else True))
+    for i, g in enumerate(groups):
+        members = xy[lab == g]
+        if not len(members):
+            continue
+        colour = PALETTE[i % len(PALETTE)]
+        ring = _outline(members)
+        fig.add_trace(go.Scatter(x=ring[:, 0], y=ring[:, 1], mode="lines", fill="toself",
+                                 line=dict(color=colour, width=2), opacity=0.4, showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=members[:, 0], y=members[:, 1], mode="markers", name=f"group {g} ({len(members)})",
+                                 marker=dict(size=9, color=colour, line=dict(color="black", width=1))))
+    fig.update_layout(title=title, xaxis_title=names[0], yaxis_title=names[1], height=480,
+                      legend=dict(orientation="h", y=-0.15))
+    readable(fig)
     return fig
 
 
-def mdav_step(xy: np.ndarray, trace, step: int, names=("x", "y")) -> go.Figure:
+def mdav_step(xy: np.ndarray, trace, step: int, names=("x", "y"), title: str = "") -> go.Figure:
     """One step of an MDAV trace on 2-D data: groups formed so far, the reference point, the seed and its group.
 
     ``trace`` is ``microagg.partition.mdav_steps(xy, k, ...)``; ``step`` counts groups formed (0..m).
@@ -124,8 +187,9 @@ def mdav_step(xy: np.ndarray, trace, step: int, names=("x", "y")) -> go.Figure:
                                          line=dict(color="#555", width=1), showlegend=False, hoverinfo="skip"))
             fig.add_trace(go.Scatter(x=[xy[seed, 0]], y=[xy[seed, 1]], mode="markers", name="farthest record",
                                      marker=dict(size=18, color="rgba(0,0,0,0)", line=dict(color="black", width=2))))
-    fig.update_layout(xaxis_title=names[0], yaxis_title=names[1], height=460, margin=dict(l=40, r=20, t=30, b=40),
-                      legend=dict(orientation="h", y=-0.15))
+    fig.update_layout(title=title or f"MDAV after {step} group(s)", xaxis_title=names[0], yaxis_title=names[1],
+                      height=480, legend=dict(orientation="h", y=-0.15))
+    readable(fig)
     fig.update_yaxes(scaleanchor="x", scaleratio=1)  # equal units: distances look like distances
     return fig
 
@@ -149,9 +213,8 @@ def masked_vs_original(original: pd.Series, masked: dict[str, pd.Series], attrib
                                                color=PALETTE[i % len(PALETTE)],
                                                line=dict(width=np.where(hit[take], 1.5, 0), color="#222"))))
     fig.update_layout(title=f"{attribute}: released against original", xaxis_title=f"original {attribute}",
-                      yaxis_title=f"released {attribute}", height=440, margin=dict(l=40, r=20, t=50, b=40),
-                      legend=dict(orientation="h", y=-0.18))
-    return fig
+                      yaxis_title=f"released {attribute}", height=440, legend=dict(orientation="h", y=-0.18))
+    return readable(fig)
 
 
 def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL") -> go.Figure:
@@ -159,15 +222,19 @@ def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL") -> go.Fi
     fig = go.Figure()
     for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
         rows = rows.sort_values("k")
+        ks = rows["k"].to_numpy()
+        ends = [f"k={k}" if j in (0, len(ks) - 1) else "" for j, k in enumerate(ks)]  # labels at the ends only
         fig.add_trace(go.Scatter(x=rows[risk], y=rows[utility], mode="lines+markers+text", name=method,
-                                 text=[f"k={k}" for k in rows["k"]], textposition="top right",
-                                 marker=dict(size=8, color=PALETTE[i % len(PALETTE)]),
+                                 text=ends, textposition=["bottom right" if j == 0 else "top left"
+                                                          for j in range(len(ks))],
+                                 customdata=ks, marker=dict(size=8, color=PALETTE[i % len(PALETTE)]),
                                  line=dict(color=PALETTE[i % len(PALETTE)]),
-                                 hovertemplate=f"{method}, %{{text}}<br>{risk} %{{x:.2f}} %<br>"
+                                 hovertemplate=f"{method}, k=%{{customdata}}<br>{risk} %{{x:.2f}} %<br>"
                                                f"{utility} %{{y:.2f}} %<extra></extra>"))
     fig.update_layout(title=f"Risk-utility map: {utility} against {risk} (lower-left is better)",
                       xaxis_title=f"{risk} (%) — disclosure risk", yaxis_title=f"{utility} (%) — information loss",
-                      height=460, margin=dict(l=50, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.18))
+                      height=460, legend=dict(orientation="h", y=-0.18))
+    readable(fig)
     return fig
 
 
@@ -179,9 +246,8 @@ def satisfaction_over_alpha(frame: pd.DataFrame) -> go.Figure:
     fig.add_trace(go.Scatter(x=frame["alpha"], y=frame["SL mean (renormalized)"], mode="lines",
                              name="mean (renormalized)", line=dict(color=PALETTE[0], dash="dash")))
     fig.update_layout(title="Satisfaction level SL against α", xaxis_title="α (weight of the owners' Δ wishes)",
-                      yaxis_title="SL (%) — higher is better", height=400, margin=dict(l=50, r=20, t=50, b=40),
-                      legend=dict(orientation="h", y=-0.2))
-    return fig
+                      yaxis_title="SL (%) — higher is better", height=400, legend=dict(orientation="h", y=-0.2))
+    return readable(fig)
 
 
 def satisfaction_heatmap(grid: pd.DataFrame) -> go.Figure:
@@ -191,16 +257,16 @@ def satisfaction_heatmap(grid: pd.DataFrame) -> go.Figure:
                                colorscale="Viridis", colorbar=dict(title="SL (%)"),
                                hovertemplate="k = %{y}, α = %{x}: SL %{z:.2f} %<extra></extra>"))
     fig.update_layout(title="SL of P3M over k and α", xaxis_title="α", yaxis_title="k", height=420,
-                      margin=dict(l=50, r=20, t=50, b=40))
-    return fig
+                      )
+    return readable(fig)
 
 
 def weights_histogram(W: np.ndarray) -> go.Figure:
     """Distribution of the privacy weights w over all cells."""
     fig = go.Figure(go.Histogram(x=np.ravel(W), xbins=dict(start=0, end=1, size=0.025), marker_color=PALETTE[6]))
     fig.update_layout(title="Privacy weights w of the cells", xaxis_title="w", yaxis_title="cells", height=300,
-                      margin=dict(l=50, r=20, t=50, b=40), bargap=0.05)
-    return fig
+                      bargap=0.05)
+    return readable(fig)
 
 
 def tradeoff_over_k(frame: pd.DataFrame, utility: str = "IL", risk: str = "DLD") -> go.Figure:

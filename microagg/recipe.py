@@ -58,7 +58,8 @@ def python_snippet(params: dict, data: str) -> str:
             args.append(f"{key}_params={{{', '.join(f'{n!r}: {given[n]}' for n in own)}}}")
     body = ",\n    ".join(args)
     load = "".join(f"{n}_values = ...  # the {params[n].shape} array of {n} values you uploaded\n" for n in arrays)
-    return (f"import microagg as ma\n\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
+    imports = "import microagg as ma\n" + ("import pandas as pd\n" if "pd." in data else "")
+    return (f"{imports}\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
             "rel.to_csv(\"release.csv\")\nprint(rel.report())")
 
 

@@ -31,6 +31,9 @@ class Param:
     ``only_with`` maps another parameter of the method to the values under which this one has an
     effect (e.g. P3M's ``w`` only with ``weights="given"``); set to anything but its default under
     other values, it is refused (``Method.resolve``) rather than silently ignored.
+    ``label`` and ``unit`` name it for people (the dashboard's widgets; ``name`` is the code name) and
+    ``advanced`` marks a tuning constant most users leave alone; the dashboard disables a parameter that
+    ``only_with`` makes ineffective.
     """
 
     name: str
@@ -44,6 +47,9 @@ class Param:
     high_open: bool = False
     choices: tuple = ()
     array_ok: bool = False
+    label: str = ""
+    unit: str = ""
+    advanced: bool = False
     only_with: tuple = ()  # ((other parameter, (values under which this one has an effect)), ...)
 
     def active(self, values: dict) -> bool:
@@ -53,6 +59,12 @@ class Param:
     def is_default(self, value: Any) -> bool:
         """Whether ``value`` is this parameter's default (an array never is)."""
         return (isinstance(value, str) or np.ndim(value) == 0) and value == self.default
+
+    @property
+    def title(self) -> str:
+        """The human label with its unit, e.g. "Δ, minimum distance wished (z units)"."""
+        text = self.label or self.name
+        return f"{text} ({self.unit})" if self.unit else text
 
     def describe_range(self) -> str:
         if self.type == "choice":
@@ -122,6 +134,12 @@ class Method:
         quasi-identifiers and the confidential columns together; any other one sees the quasi-identifiers only.
         """
         return bool(self.extras.get("uses_roles", False))
+
+    @property
+    def bounded(self) -> bool:
+        """Whether a partitioner's groups all have k to 2k−1 records (registered with ``bounded=True``), the
+        bound of fixed- and variable-size MDAV-type methods (Domingo-Ferrer & Mateo-Sanz 2002)."""
+        return bool(self.extras.get("bounded", False))
 
     @property
     def group_local(self) -> bool:

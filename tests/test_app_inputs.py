@@ -12,7 +12,10 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def upload(content: bytes, name: str = "mine.csv") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    """The dashboard with ``content`` uploaded and the Release tab open (only the open tab runs)."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = "Release"
+    at.run()
     at.radio(key="source").set_value("upload").run()
     at.file_uploader[0].set_value((name, content, "text/csv")).run()
     assert not at.exception, at.exception

@@ -10,8 +10,11 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 EIA = "ma.load_dataset('eia')"
 
 
-def eia() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180).run()
+def eia(tab: str = "Release") -> AppTest:
+    """The dashboard on EIA with ``tab`` open (only the open tab runs)."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = tab
+    at.run()
     at.selectbox(key="dataset").set_value("eia").run()
     assert not at.exception and not at.error
     return at
@@ -53,9 +56,11 @@ def test_a_kept_column_outside_the_check_is_flagged():
 
 
 def test_the_aggregation_tab_shows_the_cells_published_exactly():
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = "Aggregation"
+    at.run()
     table = next(d.value for d in at.dataframe if "cells published exactly (%)" in getattr(d.value, "columns", []))
     by = table.set_index("aggregation")
     assert by.loc["Median", "cells published exactly (%)"] > by.loc["Mean", "cells published exactly (%)"]
     at.selectbox(key="aggregation").set_value("Median").run()
-    assert any("published exactly" in c.value and "odd size" in c.value for c in at.caption)
+    assert any("published exactly" in c.value and "odd size" in c.value for c in at.info)

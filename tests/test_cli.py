@@ -119,3 +119,13 @@ def test_run_withholds_identifiers_checks_keys_in_strata_and_shuffles_by_seed(tm
     assert sorted(pd.read_csv(out)["member_id"]) == list(range(60))
     assert main(["run", "--input", str(src), "--k", "3", "--identifiers", "x", "--columns", "x,y"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: columns ['x'] are listed in")
+
+
+def test_run_prints_a_compact_report_unless_full(capsys):
+    assert main(["run", "--dataset", "census", "--k", "5"]) == 0
+    compact = capsys.readouterr().out.splitlines()
+    assert max(map(len, compact)) <= 100 and "e+" not in "\n".join(compact)
+    assert any(line.split() == ["sign", "test", "N", "14,014", "pairs"] for line in compact)
+    assert main(["run", "--dataset", "census", "--k", "5", "--full"]) == 0
+    full = capsys.readouterr().out.splitlines()
+    assert len(full) > len(compact) + 50 and any("AFNLWGT" in line and "SDID" in line for line in full)

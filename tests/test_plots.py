@@ -52,3 +52,25 @@ def test_reproduction_gaps_plots_ours_minus_published():
     ok, bad = fig.data
     assert ok.name == "reproduced" and ok.y[0] == pytest.approx(0.0002)
     assert bad.name == "not reproduced" and bad.x[0] == pytest.approx(1.013) and bad.y[0] == pytest.approx(-0.0357)
+
+
+def test_group_sizes_marks_2k_minus_1_only_for_bounded_methods_and_bins_wide_ranges():
+    labels = np.repeat(np.arange(4), [5, 6, 9, 5])
+    marks = [a.text for a in plots.group_sizes(labels, 5, bounded=True).layout.annotations]
+    assert marks == ["k", "2k−1"]
+    assert [a.text for a in plots.group_sizes(labels, 5).layout.annotations] == ["k"]
+    wide = np.repeat(np.arange(3), [150, 400, 900])  # sizes spread over 750 records: bins, not 750 bars
+    bar = plots.group_sizes(wide, 150).data[0]
+    assert len(bar.x) == 3 and sum(bar.y) == 3 and bar.width > 1
+
+
+def test_partition_scatter_outlines_a_few_groups_not_hundreds():
+    rng = np.random.default_rng(0)
+    xy = rng.standard_normal((1000, 2))
+    labels = np.arange(1000) // 5  # 200 groups
+    fig = plots.partition_scatter(xy, labels)
+    groups = [t for t in fig.data if (t.name or "").startswith("group ") and "centroids" not in t.name]
+    assert len(groups) == 6 and all(len(t.x) == 5 for t in groups)
+    chosen = plots.partition_scatter(xy, labels, highlight=[42])
+    named = [t.name for t in chosen.data if (t.name or "").startswith("group 4")]
+    assert named == ["group 42 (5)"]

@@ -89,3 +89,14 @@ def test_recipes_carry_keys_strata_identifiers_and_the_shuffle_seed(tmp_path, mo
     assert "identifiers=[]" in code and "shuffle=False" in code and "seed=" not in code
     argv = shlex.split(recipe.cli_command(plain.params, ["--dataset", "eia"]))
     assert argv[argv.index("--identifiers") + 1] == "" and "--no-shuffle" in argv
+
+
+def test_snippet_for_an_uploaded_file_imports_pandas_and_writes_no_index(tmp_path, monkeypatch):
+    src = tmp_path / "mine.csv"
+    rng = np.random.default_rng(1)
+    pd.DataFrame({"x": rng.normal(size=12), "y": rng.normal(size=12)}).to_csv(src, index=False)
+    rel = ma.microaggregate(pd.read_csv(src), 3)
+    code = recipe.python_snippet(rel.params, "pd.read_csv('mine.csv')")
+    monkeypatch.chdir(tmp_path)
+    exec(code, {})  # noqa: S102 - the snippet is ours; a fresh scope, as when pasted into a new session
+    assert (tmp_path / "release.csv").read_text() == rel.to_csv(None)

@@ -71,3 +71,24 @@ def test_a_parameter_with_no_effect_under_the_others_is_refused_unless_left_at_i
     assert p3m.active({"weights": "random", "w": 0.5, "w_seed": 2, "alpha": 0.3}) == \
         {"weights": "random", "w_seed": 2, "alpha": 0.3}
     assert get_method("partition", "hmpfsom").active({"c": 3, "c_max": 4}) == {"c": 3}
+
+
+def test_every_parameter_has_a_label_and_its_switch_exists():
+    for kind in ("partition", "aggregate"):
+        for m in methods(kind):
+            for p in m.params:
+                assert p.label, (m.name, p.name)
+                for other, allowed in p.only_with:
+                    switch = m.param(other)  # the parameter it depends on exists
+                    assert all(switch.validate(v, m.name) == v for v in allowed), (m.name, p.name)
+
+
+def test_bounded_methods_keep_every_group_between_k_and_2k_minus_1():
+    import numpy as np
+
+    census = ma.load_dataset("census")
+    for m in methods("partition"):
+        if m.bounded:
+            for k in (3, 7, 101):
+                sizes = np.bincount(ma.microaggregate(census, k, method=m.name).labels)
+                assert sizes.min() >= k and sizes.max() <= 2 * k - 1, (m.name, k)

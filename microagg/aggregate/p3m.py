@@ -256,23 +256,27 @@ def _solve_live(sub, live, alpha, solver, v, bound, iterations) -> None:
 
 PARAMS = (
     Param("alpha", "float", 0.5, "weight of the deviations from Δ (cells closer or farther than Δ) against the "
-          "size of the centroid shifts (0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0),
+          "size of the centroid shifts (0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0,
+          label="α, weight of the Δ wishes"),
     Param("delta", "float", 0.1, "minimum desired distance Δ between original and released value, in z units "
           "(an (n, d) or (d,) array through the Python API)", "Mortazavi & Jalili 2017, §5 (Δ = 0.1)", low=0.0,
-          array_ok=True),
+          array_ok=True, label="Δ, minimum distance wished", unit="z units"),
     Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
-          "Mortazavi & Jalili 2017, §5.1"),
+          "Mortazavi & Jalili 2017, §5.1", label="Δ relative to the value (Δ·|x|)"),
     Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1): the paper's w = 1 (a hard "
           "constraint) is excluded, γ being eliminated through 1/(1 - w) (through the Python API also an (n, d) "
           "array, (n, 1) per record or (1, d) per attribute)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)",
-          low=0.0, high=1.0, high_open=True, array_ok=True, only_with=(("weights", ("given",)),)),
+          low=0.0, high=1.0, high_open=True, array_ok=True, only_with=(("weights", ("given",)),),
+          label="w, importance of each wish"),
     Param("weights", "choice", "given", "'given': use w; 'random': uniform random weights as in Mortazavi & "
           "Jalili 2017, Table 3, reconstructed as MATLAB rng(w_seed); rand(n, d) (the paper says only that the "
-          "generator was seeded with 1)", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS),
+          "generator was seeded with 1)", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS,
+          label="privacy weights w"),
     Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seeded with 1)", low=0,
-          only_with=(("weights", ("random",)),)),
+          only_with=(("weights", ("random",)),), label="seed of the random weights"),
     Param("solver", "choice", "dual", "'dual': certified Lagrangian dual method (milliseconds); 'trust-constr': "
-          "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS),
+          "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS,
+          label="solver", advanced=True),
 )
 
 

@@ -22,24 +22,29 @@ FAMILIES = ("utility", "risk", "privacy", "combined", "test")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     Param("delta", "array", 0.1, "minimum distance Δ each owner asks for, in z units: a scalar, one per attribute "
-          "or one per cell", "Mortazavi & Jalili 2017, §4, §5 (Δ = 0.1)"),
+          "or one per cell", "Mortazavi & Jalili 2017, §4, §5 (Δ = 0.1)",
+          label="Δ, minimum distance wished", unit="z units"),
     Param("relative", "bool", False, "Δ relative to the value: Δ_i[t] = delta·|x_i[t]|", "Mortazavi & Jalili 2017, "
-                                                                                         "§5.1"),
+                                                                                         "§5.1",
+          label="Δ relative to the value"),
     Param("w", "array", 0.001, "importance w of each owner's Δ, in [0, 1) (the paper's w = 1, a hard constraint, "
           "is excluded): a scalar, one per record or per cell, or \"random\" (Mortazavi & Jalili 2017, Table 3)",
-          "Mortazavi & Jalili 2017, Eq. 13, Table 3"),
+          "Mortazavi & Jalili 2017, Eq. 13, Table 3", label="w, importance of each wish"),
     Param("w_seed", "int", 1, "seed of w = \"random\", our reconstruction of the paper's seeded generator as "
-          "MATLAB rng(seed); rand(n, d)", "Mortazavi & Jalili 2017, Table 3", low=0),
+          "MATLAB rng(seed); rand(n, d)", "Mortazavi & Jalili 2017, Table 3", low=0,
+          label="seed of the random weights"),
     Param("p", "float", 5.0, "interval half-width in % of the attribute's sd", "Mortazavi & Jalili 2017, Eq. 8, §5 "
                                                                                "(sd = 5)",
-          low=0, high=100, low_open=True, high_open=True),
+          low=0, high=100, low_open=True, high_open=True, label="SDID interval p", unit="% of the sd"),
     Param("keys", "array", None, "key variables an intruder knows, for RLD (names or positions; default all)",
-          "Oommen & Fayyoumi 2010, §IV-C"),
+          "Oommen & Fayyoumi 2010, §IV-C", label="key variables"),
     Param("confidential", "array", None, "confidential attributes for SSE_i (names or positions; default all)",
-          "Abidi, Ben Yahia & Perera 2018, Eq. 2"),
+          "Abidi, Ben Yahia & Perera 2018, Eq. 2", label="confidential attributes"),
     Param("si_weight", "float", 0.5, "weight x of G_IL in the SI of Oommen & Fayyoumi 2010", "Oommen & Fayyoumi 2010, "
-                                                                                          "Eq. 8", low=0, high=1),
-    Param("k", "int", None, "if given, every group of labels must have at least k records", "k-anonymity", low=2),
+                                                                                          "Eq. 8", low=0, high=1,
+          label="weight of G_IL in SI"),
+    Param("k", "int", None, "if given, every group of labels must have at least k records", "k-anonymity", low=2,
+          label="k", unit="records"),
 )}
 
 

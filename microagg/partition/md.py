@@ -164,6 +164,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
 
 @register(
     "partition", "md",
+    bounded=True,
     title="MD (maximum distance)",
     summary="Like MDAV, but each iteration grows two groups of k from the two mutually most distant records.",
     source="Domingo-Ferrer & Mateo-Sanz 2002; Chettri, Paul & Dutta, §3",
@@ -171,7 +172,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
         Param("tail", "choice", "generic", "generic: two groups while >= 3k remain, then one or two final groups "
               "(2002); classic: two groups while >= 2k remain, fewer than k join the nearest group (Chettri, Paul & "
               "Dutta)",
-              source="docs/methods.md §2.5", choices=TAILS),
+              source="docs/methods.md §2.5", choices=TAILS, label="end rule"),
     ),
 )
 def md(Z, k: int, tail: str = "generic") -> np.ndarray:

@@ -101,6 +101,7 @@ def _variant_code(variant: str) -> int:
 
 @register(
     "partition", "mdav",
+    bounded=True,
     title="MDAV",
     summary="Maximum distance to average vector: groups of k grown from the records farthest "
             "from the centroid (and farthest from those).",
@@ -110,7 +111,8 @@ def _variant_code(variant: str) -> int:
         Param("variant", "choice", "generic", "which MDAV: generic (sdcMicro), classic (Mortazavi & Jalili 2017; "
                                               "Chettri, Paul & Dutta), "
               "mdav1 (Chettri, Paul & Dutta), single (one group per iteration, Oommen & Fayyoumi 2010)",
-              source="Chettri, Paul & Dutta, §3; Oommen & Fayyoumi 2010, §IV-C", choices=tuple(VARIANTS)),
+              source="Chettri, Paul & Dutta, §3; Oommen & Fayyoumi 2010, §IV-C", choices=tuple(VARIANTS),
+              label="MDAV variant"),
     ),
 )
 def mdav(Z, k: int, variant: str = "generic") -> np.ndarray:

@@ -40,7 +40,7 @@ AXES = ("pca", "zsum", "column")
 
 _GROUPING = Param("grouping", "choice", "fixed", "fixed: blocks of k, the last one absorbing the rest (sdcMicro); "
                   "optimal: the SSE-optimal groups of k..2k-1 consecutive values (Hansen & Mukherjee 2003)",
-                  source="docs/methods.md §2.9, §2.11", choices=GROUPINGS)
+                  source="docs/methods.md §2.9, §2.11", choices=GROUPINGS, label="grouping")
 
 
 def projection_scores(Z, axis: str = "pca", column: int = 0) -> np.ndarray:
@@ -65,15 +65,18 @@ def principal_axis(Z: np.ndarray) -> np.ndarray:
 
 @register(
     "partition", "projection",
+    bounded=True,
     title="Single-axis projection",
     summary="Records sorted by one score (first principal component, sum of z-scores or one attribute) "
             "and cut into consecutive groups; k-anonymous, good when attributes are highly correlated.",
     source="Nin et al. 2008; Abidi, Ben Yahia & Perera 2018, §2.2.1",
     params=(
         Param("axis", "choice", "pca", "score to sort by: pca (first principal component), zsum (sum of "
-              "z-scores) or column (one attribute)", source="Abidi, Ben Yahia & Perera 2018, §2.2.1", choices=AXES),
+              "z-scores) or column (one attribute)", source="Abidi, Ben Yahia & Perera 2018, §2.2.1", choices=AXES,
+              label="sort by"),
         Param("column", "int", 0, "with axis=column: index of the attribute to sort by (0 = first masked column)",
-              source="docs/methods.md §2.10", low=0, only_with=(("axis", ("column",)),)),
+              source="docs/methods.md §2.10", low=0, only_with=(("axis", ("column",)),),
+              label="attribute to sort by", unit="position"),
         _GROUPING,
     ),
 )

@@ -117,17 +117,19 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
 
 @register(
     "partition", "vmdav",
+    bounded=True,
     title="V-MDAV",
     summary="Variable-size MDAV: each group of k grows up to 2k-1 while the nearest outsider is much closer "
             "to the group than to the rest (gain factor gamma).",
     source="Solanas & Martínez-Ballesté 2006; Chettri, Paul & Dutta, §3",
     params=(
         Param("gamma", "float", 0.2, "gain factor: extend while d_in < gamma·d_out (about 0.2 for scattered "
-              "data, 1.1 for clustered data; 0 gives fixed-size groups)", source="Chettri, Paul & Dutta, §3", low=0.0),
+              "data, 1.1 for clustered data; 0 gives fixed-size groups)", source="Chettri, Paul & Dutta, §3", low=0.0,
+              label="gain factor γ"),
         Param("centroid", "choice", "fixed", "fixed: centroid of the whole data set, computed once (reproduces "
               "Chettri, Paul & Dutta); remaining: recomputed over the unassigned records",
               source="docs/reproductions.md §4",
-              choices=CENTROIDS),
+              choices=CENTROIDS, label="centroid"),
     ),
 )
 def vmdav(Z, k: int, gamma: float = 0.2, centroid: str = "fixed") -> np.ndarray:
