@@ -12,6 +12,7 @@ import threading
 import time
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,7 @@ from microagg.metrics.privacy import PRIVACY_KEYS, breaches, resolve_weights, sl
 from microagg.metrics.risk import RULE_TITLES, RULES
 from microagg.registry import Method, Param, get_method, methods
 
+DOCS = Path(__file__).resolve().parent / "docs"
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_RECORDS = 200_000
 K_SLIDER_MAX = 300  # the k slider's range (the box beside it goes up to the number of records)
@@ -851,7 +853,7 @@ def sl_heatmap(s: Setup) -> None:
 
 
 def tab_release(s: Setup, r: Result) -> None:
-    st.dataframe(r.protected, height=320, width="stretch")
+    st.dataframe(r.protected, height=320, width="stretch", hide_index=True)
     d1, d2 = st.columns(2)
     d1.download_button("Download the release (CSV)", release_csv(r.protected), file_name="release.csv",
                        mime="text/csv", key="download-release")
@@ -905,6 +907,21 @@ def main() -> None:
                     st.info("Nothing to show until the problem above is fixed in the sidebar.")
                 else:
                     draw(s, r)
+    references()
+
+
+@st.cache_data(show_spinner=False)
+def read_doc(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def references() -> None:
+    """The papers cited on the page (by authors and year), with full entries; definitions are in docs/."""
+    refs = st.expander("References: the papers cited on this page", key="refs-open", on_change="rerun")
+    if refs.open:
+        refs.caption("Definitions and the decisions taken where a paper is ambiguous: docs/methods.md and "
+                     "docs/metrics.md in the repository; published tables beside ours: docs/reproductions.md.")
+        refs.markdown(read_doc("references.md").split("\n", 1)[1])
 
 
 main()

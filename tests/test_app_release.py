@@ -64,3 +64,11 @@ def test_the_aggregation_tab_shows_the_cells_published_exactly():
     assert by.loc["Median", "cells published exactly (%)"] > by.loc["Mean", "cells published exactly (%)"]
     at.selectbox(key="aggregation").set_value("Median").run()
     assert any("published exactly" in c.value and "odd size" in c.value for c in at.info)
+
+
+def test_the_references_expander_gives_the_full_entries():
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["refs-open"] = True
+    at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "Fine granular proximity breach prevention" in text and "Transactions on Data Privacy" in text
