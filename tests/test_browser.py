@@ -149,6 +149,7 @@ def reproduce(python: str, cli: str, workdir: Path, files=()) -> tuple[bytes, by
 
 
 def test_download_and_both_recipes_write_the_same_file(page, tmp_path):
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)  # the charts draw after the run (plotly loads lazily)
     assert loss(page) == "9.088 %" and page.locator(".js-plotly-plot").count() >= 2
     data = download_release(page)
     header, *rows = data.decode().splitlines()
