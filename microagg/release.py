@@ -552,16 +552,7 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
 
 def _confidential(df: pd.DataFrame, confidential) -> list[str]:
     """The confidential column names, checked: in the data, numeric, each listed once."""
-    if confidential is None:
-        return []
-    cols = [confidential] if isinstance(confidential, str) else [str(c) for c in confidential]
-    dup = sorted({c for c in cols if cols.count(c) > 1})
-    if dup:
-        raise MicroaggError(f"columns {dup} are listed more than once in 'confidential'.")
-    names = [str(c) for c in df.columns]
-    missing = [c for c in cols if c not in names]
-    if missing:
-        raise MicroaggError(f"confidential: columns {missing} are not in the data; available: {names}.")
+    cols = _names(df, confidential, "confidential")
     return select_columns(df, cols) if cols else []
 
 
