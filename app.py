@@ -157,7 +157,7 @@ def steps(xy: np.ndarray, k: int, variant: str):
 @st.cache_data(show_spinner=False, max_entries=8)
 def release_csv(protected: pd.DataFrame) -> bytes:
     """The file the download button offers: the writer of ``Release.to_csv`` and the CLI (no index, text cells a
-    spreadsheet would run as formulas quoted), so the recipe's command and snippet write the same bytes."""
+    spreadsheet would run as a formula quoted), so the recipe's command and snippet write the same bytes."""
     return write_csv(protected, index=False).encode()
 
 
@@ -861,7 +861,7 @@ def tab_release(s: Setup, r: Result) -> None:
                        file_name="report.csv", mime="text/csv", key="download-report")
     st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
                "(the commands below carry its seed: keep them private, like the data). Text cells a spreadsheet "
-               "would run as formulas get a leading quote.")
+               "would run as a formula get a leading quote.")
     st.subheader("Report")
     st.dataframe(tables.headline(r.report), hide_index=True, width="stretch",
                  height=table_height(len(tables.headline(r.report))))

@@ -479,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "e.g. latin-1 or cp1252")
     run.add_argument("--no-spreadsheet-safe", action="store_true", help="write text cells and column names "
                      "starting with = + - @ as they are (by default a quote is put before them so that "
-                     "spreadsheets do not run them as formulas)")
+                     "spreadsheets do not run them as a formula)")
     run.add_argument("--full", action="store_true", help="print every row of the report (per attribute, with "
                      "directions and sources), not only the overall values")
     run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "

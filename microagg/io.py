@@ -260,7 +260,7 @@ def _column(values: pd.Series, name: str, decimal: str) -> tuple[pd.Series, str]
 
 def neutralise(df: pd.DataFrame, index: bool = False) -> pd.DataFrame:
     """A copy of ``df`` whose text cells and column names starting with ``= + - @``, tab or CR start with a single
-    quote, so that a spreadsheet shows them as text instead of running them as formulas (the usual rule
+    quote, so that a spreadsheet shows them as text instead of running them as a formula (the usual rule
     against CSV injection). Numbers, including negative ones, are left as they are."""
     def safe(v):
         return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
