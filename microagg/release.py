@@ -162,7 +162,7 @@ class Release:
         """Write the protected table as published, atomically: rows in the release's order, no index unless the
         release keeps the input's (``keep_index=True``) or ``index=True`` is asked for; ``path=None`` returns the
         text. ``spreadsheet_safe`` prefixes a quote to text cells and column names a spreadsheet would run as
-        formulas (``microagg.io.neutralise``); set it False to write them as they are."""
+        a formula (``microagg.io.neutralise``); set it False to write them as they are."""
         keep = self.params.get("keep_index", False) if index is None else index
         return write_csv(self.protected, path, spreadsheet_safe=spreadsheet_safe, index=keep, **kwargs)
 
