@@ -14,17 +14,19 @@ from plotly.subplots import make_subplots
 
 from . import aggregate, datasets, metrics, partition, plots, registry
 from .errors import MicroaggError
+from .metrics.risk import exact_cells
 from .plots import PALETTE
 from .preprocess import renormalize, standardize
+from .safety import identifiers
 
 DATASETS = ("tarragona", "census", "eia")
-IDENTIFIERS = {"eia": ["UTILITYID"]}  # a record's identifier: never an attribute to mask, plot or compare
 
 
 def load(name: str) -> pd.DataFrame:
-    """A benchmark data set without its identifier column (EIA's UTILITYID), ready to mask."""
+    """A benchmark data set without the identifiers it declares (EIA's UTILITYID; ``safety.identifiers``), ready
+    to mask, plot and compare."""
     df = datasets.load_dataset(name)
-    return df.drop(columns=IDENTIFIERS.get(name, []))
+    return df.drop(columns=list(identifiers(df)))
 
 
 # ---------------------------------------------------------------------------------------------------- widgets
@@ -73,14 +75,6 @@ def interact(func, **controls):
 
 # ---------------------------------------------------------------------------------------------------- lessons
 
-def exact_cells(Z, Zp) -> tuple[float, float]:
-    """Share (%) of released cells equal to their original value (to the z-score round trip's rounding) and share
-    of records with at least one such cell: values published exactly (docs/metrics.md)."""
-    Z, Zp = np.asarray(Z, float), np.asarray(Zp, float)
-    same = np.isclose(Zp, Z, rtol=0.0, atol=1e-9)
-    return float(100 * same.mean()), float(100 * same.any(axis=1).mean())
-
-
 def releases(Z, labels, alpha: float = 0.5, delta: float = 0.1, w: float = 0.001) -> dict[str, np.ndarray]:
     """The four aggregations of one partition, in z-scores: mean, renormalized mean (Mortazavi & Jalili 2017,
     Eq. 5), median (Kabir & Wang) and P3M (Mortazavi & Jalili 2017, Eq. 14-18)."""
@@ -93,7 +87,7 @@ def compare_aggregations(Z, labels, alpha: float = 0.5, delta: float = 0.1, w: f
     """IL, PIL, DLD (expected value), SDID, SL and the exact cells of the four aggregations, one row each."""
     rows = {}
     for name, Zp in releases(Z, labels, alpha, delta, w).items():
-        cells, records = exact_cells(Z, Zp)
+        cells, records = exact_cells(Z, Zp)  # the median's values are members' own, in z-scores too
         rows[name] = {"IL (%)": metrics.information_loss(Z, Zp), "PIL (%)": metrics.pil(Z, Zp),
                       "DLD (%)": metrics.dld(Z, Zp), "SDID (%)": metrics.sdid(Z, Zp),
                       "SL (%)": metrics.satisfaction_level(Z, Zp, delta=delta, w=w),

@@ -33,15 +33,6 @@ def test_controls_follow_the_registry_and_exclude_w_of_one():
         course.control("gamma")
 
 
-def test_exact_cells_of_a_median_of_three():
-    Z = np.array([[0.0, 5.0], [1.0, 7.0], [3.0, 6.5]])
-    labels = np.zeros(3, dtype=int)
-    cells, records = course.exact_cells(Z, ma.aggregate.median(Z, labels))
-    assert cells == pytest.approx(100 * 2 / 6)  # one member per attribute: record 1 (x = 1), record 2 (y = 6.5)
-    assert records == pytest.approx(100 * 2 / 3)
-    assert course.exact_cells(Z, ma.aggregate.mean(Z, labels)) == (0.0, 0.0)
-
-
 def test_compare_aggregations_shows_the_medians_exact_cells(tarragona):
     Z, labels = tarragona
     table = course.compare_aggregations(Z, labels)
