@@ -333,28 +333,3 @@ def p3m_certificate(result, names=None) -> go.Figure:
                       margin=dict(l=50, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.25))
     fig.update_xaxes(categoryorder="array", categoryarray=names)
     return fig
-
-
-def reproduction_gaps(frame: pd.DataFrame) -> go.Figure:
-    """Ours minus published for every cell of a ``microagg.cli.reproduce_*`` table, coloured by whether it matches.
-
-    The x axis is the published value (the tables print strings; their precision is kept in the hover text).
-    """
-    published = frame["published"].astype(float)
-    diff = frame["ours"].astype(float) - published
-    label = [" ".join(str(v) for v in r) for r in frame[[c for c in ("table", "row", "data", "k") if c in frame]]
-             .itertuples(index=False)]
-    fig = go.Figure()
-    for match, name, colour in ((True, "reproduced", PALETTE[2]), (False, "not reproduced", PALETTE[3])):
-        hit = (frame["match"] == match).to_numpy()
-        if hit.any():
-            fig.add_trace(go.Scatter(x=published[hit], y=diff[hit], mode="markers", name=name,
-                                     marker=dict(size=9, color=colour),
-                                     customdata=np.column_stack([np.array(label)[hit], frame["published"][hit]]),
-                                     hovertemplate="%{customdata[0]}<br>published %{customdata[1]}, "
-                                                   "ours − published %{y:.4f}<extra></extra>"))
-    fig.add_hline(y=0, line_dash="dot", line_color="#888")
-    fig.update_layout(title="Ours − published, cell by cell", xaxis_title="published value",
-                      yaxis_title="ours − published", height=420, margin=dict(l=50, r=20, t=50, b=40),
-                      legend=dict(orientation="h", y=-0.2))
-    return fig

@@ -1,6 +1,5 @@
 import numpy as np
 import pandas as pd
-import pytest
 
 import microagg as ma
 from microagg import plots
@@ -44,14 +43,6 @@ def test_p3m_certificate_shows_a_closed_gap_per_attribute():
     assert set(shown) == {"a", "b", "c"} and all(1e-16 <= y for y in shown.values())
     assert {trace.name for trace in fig.data} == set(res.status) and fig.layout.yaxis.type == "log"
 
-
-def test_reproduction_gaps_plots_ours_minus_published():
-    frame = pd.DataFrame({"table": ["t", "t"], "data": ["census", "eia"], "k": [3, 5], "published": ["5.692", "1.013"],
-                          "ours": [5.6922, 0.9773], "match": [True, False]})
-    fig = plots.reproduction_gaps(frame)
-    ok, bad = fig.data
-    assert ok.name == "reproduced" and ok.y[0] == pytest.approx(0.0002)
-    assert bad.name == "not reproduced" and bad.x[0] == pytest.approx(1.013) and bad.y[0] == pytest.approx(-0.0357)
 
 
 def test_group_sizes_marks_2k_minus_1_only_for_bounded_methods_and_bins_wide_ranges():
