@@ -161,16 +161,12 @@ def cmd_run(args) -> int:
 
 
 def print_report(report: pd.DataFrame, full: bool) -> None:
-    """The report's overall rows, formatted (``--full``: every row and column); IL and the measures divided by
-    the total variance read "undefined" when every record is identical."""
-    shown = report.copy()
-    undefined = shown["metric"].isin(["IL", "partition IL", "IL1s", "PIL"]) & shown["value"].isna()
-    shown["value"] = shown["value"].astype(object).where(~undefined, "undefined (every record identical)")
+    """The report's overall rows, formatted (``--full``: every row and column)."""
     if full:
         with pd.option_context("display.max_colwidth", 80, "display.width", 160):
-            print(tables.formatted(shown).to_string(index=False))
+            print(tables.formatted(report).to_string(index=False))
     else:
-        print(tables.overall_text(shown))
+        print(tables.overall_text(report))
         print(f"({len(report)} rows with the per-attribute values, directions and sources: --full)")
 
 

@@ -14,6 +14,9 @@ import pandas as pd
 HEADLINE = ("IL", "PIL", "DLD", "ID", "RLD", "SL", "exact cells", "groups", "smallest group", "largest group",
             "smallest equivalence class", "k-anonymous")
 COUNTS = {"groups", "pairs", "cells"}  # units whose values are counts
+# divided by the total variance: NaN when every record is identical (SST = 0)
+OVER_SST = {"IL", "partition IL", "IL1s", "PIL"}
+UNDEFINED = "undefined (every record identical)"
 
 
 def format_value(value, unit: str = "") -> str:
@@ -41,9 +44,11 @@ def format_value(value, unit: str = "") -> str:
 
 
 def formatted(report: pd.DataFrame) -> pd.DataFrame:
-    """``report`` with its ``value`` column as text formatted by unit."""
+    """``report`` with its ``value`` column as text formatted by unit; IL and the measures divided by the total
+    variance read "undefined" when every record is identical."""
     out = report.copy()
-    out["value"] = [format_value(v, u) for v, u in zip(report["value"], report["unit"])]
+    out["value"] = [UNDEFINED if m in OVER_SST and v != v else format_value(v, u)
+                    for m, v, u in zip(report["metric"], report["value"], report["unit"])]
     return out
 
 

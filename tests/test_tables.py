@@ -22,3 +22,9 @@ def test_headline_keeps_the_overall_rows_it_names_in_order():
                            "source": [""] * 5})
     head = tables.headline(report)
     assert head["metric"].tolist() == ["IL", "SL", "k-anonymous"] and head["value"].tolist() == ["9.09", "61.88", "yes"]
+
+
+def test_il_of_identical_records_reads_undefined_and_other_missing_values_n_a():
+    report = pd.DataFrame({"metric": ["IL", "SDID"], "attribute": ["all", "all"], "value": [np.nan, np.nan],
+                           "unit": ["%", "%"]})
+    assert tables.formatted(report)["value"].tolist() == [tables.UNDEFINED, "n/a"]
