@@ -25,8 +25,8 @@ import pandas as pd
 
 from . import published
 from .aggregate import mean
-from .aggregate._labels import check_labels
 from .datasets import load_dataset
+from .labels import check_labels
 from .metrics import il1s, sse_i
 from .partition import hm_pfsom_steps, mdav, select_pfcm
 from .partition.hybrid import scale

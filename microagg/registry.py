@@ -3,7 +3,8 @@
 Every partitioner and aggregator registers itself once with its parameters
 (name, type, default, range, one-line help, paper and equation). The release
 API validates calls against this description; the dashboard and the notebooks
-build their widgets from it.
+build their widgets from it. The built-ins register when ``microagg`` is imported (its ``__init__`` imports
+``partition`` and ``aggregate``), so this module imports neither.
 """
 
 from __future__ import annotations
@@ -212,7 +213,6 @@ def register(kind: str, name: str, *, title: str, summary: str, source: str,
 
 def get_method(kind: str, name: str) -> Method:
     """The registered method, or a ``MicroaggError`` listing the choices."""
-    _load_builtin()
     table = _REGISTRY[kind]
     if name not in table:
         label = "method" if kind == "partition" else "aggregation"
@@ -222,9 +222,5 @@ def get_method(kind: str, name: str) -> Method:
 
 def methods(kind: str) -> list[Method]:
     """All registered methods of ``kind`` in registration order."""
-    _load_builtin()
     return list(_REGISTRY[kind].values())
 
-
-def _load_builtin() -> None:
-    from . import aggregate, partition  # noqa: F401  (importing registers the built-ins)

@@ -28,15 +28,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .aggregate._labels import check_labels
+from .checks import check_int, check_k
 from .errors import MicroaggError
 from .io import read_csv, write_csv
+from .labels import check_labels, pooled_labels
 from .metrics import group_stats, k_anonymity
 from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
 from .metrics.risk import exact_cells
-from .partition import check_k
-from .partition._validate import check_int
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .preprocess import Standardizer, as_frame, check_scale, numeric_matrix, select_columns, standardize
 from .preprocess import renormalize as _renormalize
@@ -571,14 +570,6 @@ def _partition(part: Method, df: pd.DataFrame, conf: list[str], Z: np.ndarray, k
 
 NOT_RECORD_LEVEL = ("NOT guaranteed: each attribute was grouped separately, so every released value is shared by "
                     ">= k records in its own column, but whole released rows are generally not k-anonymous")
-
-
-def pooled_labels(labels: np.ndarray) -> np.ndarray:
-    """One label per group: (n,) labels as they are; n x d per-attribute labels as one id per (attribute, group)."""
-    if labels.ndim == 1:
-        return labels
-    offsets = np.concatenate([[0], np.cumsum(labels.max(axis=0) + 1)[:-1]])
-    return (labels + offsets).ravel()
 
 
 def release_values(X: np.ndarray, Zp: np.ndarray, labels: np.ndarray, agg: Method, params: dict,

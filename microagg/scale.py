@@ -47,12 +47,12 @@ import fsspec
 import numpy as np
 import pandas as pd
 
+from .checks import check_k
 from .errors import MicroaggError
 from .io import csv_header, read_csv
 from .metrics import dld, k_anonymity, sse
 from .metrics.anonymity import size_stats
 from .metrics.registry import get_metric
-from .partition import check_k
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .partition.univariate import principal_axis
 from .preprocess import Standardizer, _is_numeric, as_frame, check_scale

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.release import pooled_labels
+from microagg.labels import pooled_labels
 
 
 def test_pooled_labels():

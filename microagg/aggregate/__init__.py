@@ -1,6 +1,5 @@
 """Aggregators: ``aggregate(Z, labels, **params) -> Z'`` (one value per group and attribute)."""
 
-from ._labels import check_labels
 from .basic import mean, median
 from .p3m import P3MResult, p3m, p3m_solve
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MicroaggError
+from ..labels import check_labels
 from ..preprocess import check_finite
 from ..registry import register
-from ._labels import check_labels
 
 
 def _prepare(Z, labels):

@@ -44,11 +44,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MicroaggError
+from ..labels import check_labels
 from ..metrics.privacy import resolve_delta, resolve_weights
 from ..preprocess import check_finite
 from ..registry import Param, register
 from . import _p3m_solver as solvers
-from ._labels import check_labels
 
 SOLVERS = ("dual", "trust-constr")
 WEIGHTS = ("given", "random")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..aggregate import check_labels
+from ..labels import check_labels
 
 
 def group_sizes(labels) -> np.ndarray:

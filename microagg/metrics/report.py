@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..aggregate import check_labels
+from ..checks import columns, percent
 from ..errors import MicroaggError
+from ..labels import check_labels
 from ..preprocess import Standardizer, as_frame, numeric_matrix, select_columns
 from . import gil, privacy, probabilistic, risk, scores, significance, utility
-from ._arrays import columns, pair, percent
+from ._arrays import pair
 from .registry import PARAMS, get_metric
 
 COLUMNS = ["metric", "attribute", "value", "unit", "direction", "source"]

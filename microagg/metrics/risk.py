@@ -34,8 +34,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
+from ..checks import columns, percent
 from ..errors import MicroaggError
-from ._arrays import columns, pair, percent
+from ._arrays import pair
 
 RULES = ("expected", "lowest_index", "1st", "2nd", "1st_or_2nd")
 RULE_TITLES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (Mortazavi "

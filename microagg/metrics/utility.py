@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..aggregate import check_labels, mean, median
+from ..aggregate import mean, median
+from ..checks import columns
 from ..errors import MicroaggError
-from ._arrays import columns, pair
+from ..labels import check_labels
+from ._arrays import pair
 
 
 def sse_by_attribute(Z, Zp) -> np.ndarray:

@@ -6,7 +6,7 @@ ranking returns one labelling per attribute (n x d); the others one label per re
 
 # import order = registration order = the order the dashboard lists the methods
 # isort: off
-from ._validate import check_k
+from ..checks import check_k
 from .mdav import MdavTrace, mdav, mdav_steps
 from .vmdav import vmdav
 from .cvmdav import cvmdav

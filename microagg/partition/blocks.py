@@ -29,9 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
+from ..checks import check_int
 from ..errors import MicroaggError
 from ..registry import get_method
-from ._validate import check_int, prepare
+from ._validate import prepare
 from .univariate import principal_axis
 
 DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")

@@ -44,13 +44,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..checks import as_matrix, check_int, check_size, columns
 from ..errors import MicroaggError
-from ..metrics._arrays import columns
 from ..preprocess import check_finite, minmax_scale
 from ..registry import Param, register
 from . import _local
 from . import _mdav_kernel as mk
-from ._validate import as_matrix, check_int, check_size
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")

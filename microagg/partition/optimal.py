@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..checks import as_matrix, check_k, check_size
 from ..errors import MicroaggError
 from ..preprocess import check_finite
-from ._validate import as_matrix, check_k, check_size
 
 
 @njit(cache=True)

@@ -1,10 +1,11 @@
-"""Label checks shared by the aggregators and metrics."""
+"""The labels contract between the stages: a partition is one group id per record (or per record and
+attribute), checked and renumbered here for the aggregators, the metrics and the release."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MicroaggError
+from .errors import MicroaggError
 
 
 def check_labels(labels, n: int, k: int | None = None, d: int | None = None) -> np.ndarray:
@@ -27,3 +28,11 @@ def check_labels(labels, n: int, k: int | None = None, d: int | None = None) -> 
         raise MicroaggError(f"labels: {small} group(s) have fewer than k = {k} records "
                             f"(smallest: {counts.min()}); a k-anonymous partition is required.")
     return inverse.astype(np.int64).reshape(n)
+
+
+def pooled_labels(labels: np.ndarray) -> np.ndarray:
+    """One label per group: (n,) labels as they are; n x d per-attribute labels as one id per (attribute, group)."""
+    if labels.ndim == 1:
+        return labels
+    offsets = np.concatenate([[0], np.cumsum(labels.max(axis=0) + 1)[:-1]])
+    return (labels + offsets).ravel()
