@@ -1,16 +1,17 @@
 """microagg: a microaggregation lab for statistical disclosure control."""
 
-from . import aggregate, metrics, partition, registry
+from . import aggregate, engines, metrics, partition, registry
 from .datasets import list_datasets, load_dataset
 from .datasets import roles as dataset_roles
 from .errors import MicroaggError
 from .io import read_csv
 from .metrics import evaluate
+from .pipeline import microaggregate
 from .preprocess import Standardizer, destandardize, renormalize, standardize
-from .release import Release, microaggregate
+from .release import Release
 from .safety import identifiers
 
-__all__ = ["aggregate", "metrics", "partition", "registry", "list_datasets", "load_dataset", "dataset_roles",
+__all__ = ["aggregate", "engines", "metrics", "partition", "registry", "list_datasets", "load_dataset", "dataset_roles",
            "MicroaggError", "read_csv", "evaluate", "Standardizer", "destandardize", "renormalize", "standardize",
            "Release", "microaggregate", "identifiers"]
 __version__ = "0.1.0"

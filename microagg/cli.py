@@ -20,6 +20,7 @@ from . import published, tables
 from .advice import duration, exact_seconds, heartbeat, scale_hint
 from .aggregate import mean, p3m_solve
 from .datasets import list_datasets, load_dataset
+from .engines import ENGINES, Blocks
 from .errors import MicroaggError
 from .hmpfsom_tables import reproduce_hmpfsom
 from .io import check_output, read_csv
@@ -27,10 +28,10 @@ from .metrics import dld, partition_information_loss, pil, satisfaction_level, s
 from .metrics.scores import dr_mortazavi, si_mortazavi
 from .partition import cvmdav, iamat, mdav, vmdav
 from .partition.blocks import DEFAULT_BLOCK_SIZE
+from .pipeline import microaggregate
 from .preprocess import renormalize as _renormalize
 from .preprocess import standardize
 from .registry import get_method, methods
-from .release import ENGINES, microaggregate
 
 
 def _parse_params(items: list[str], flag: str = "--param") -> dict[str, str]:
@@ -138,7 +139,7 @@ def cmd_run(args) -> int:
     if hint:
         print(f"note: {hint}", file=sys.stderr)
     t0 = time.perf_counter()
-    engine = {"engine": "blocks", "block_size": args.block_size} if args.engine == "blocks" else {}
+    engine = Blocks(block_size=args.block_size) if args.engine == "blocks" else "memory"
     own = {kind: {n: params.pop(n) for n in [p.name for p in get_method(kind, name).params if p.name == "seed"]
                   if n in params} for kind, name in (("partition", args.method), ("aggregate", args.aggregation))}
     estimate = " (estimate: {} to {})".format(*map(duration, exact_seconds(len(df), d))) if hint else ""
@@ -146,7 +147,8 @@ def cmd_run(args) -> int:
         warnings.simplefilter("always")
         rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
                              keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
-                             method_params=own["partition"], aggregation_params=own["aggregate"], **engine, **params)
+                             method_params=own["partition"], aggregation_params=own["aggregate"], engine=engine,
+                             **params)
         report = rel.report()
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     for w in caught:

@@ -14,7 +14,7 @@ from .labels import pooled_labels
 from .metrics import group_stats, information_loss, pil, sst
 from .metrics.privacy import PRIVACY_KEYS, sl_arguments
 from .metrics.risk import Linkage, check_rule, exact_cells, interval_disclosure
-from .release import microaggregate
+from .pipeline import microaggregate
 
 RU_COLUMNS = ["method", "k", "IL", "PIL", "DLD", "SDID", "exact cells", "exact records", "k-anonymous", "seconds"]
 COMPARE_COLUMNS = ["run", "method", "k", "IL", "DLD", "groups", "k-anonymous", "seconds"]

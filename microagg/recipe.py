@@ -48,7 +48,7 @@ def python_snippet(params: dict, data: str) -> str:
     if params.get("keep_index"):
         args.append("keep_index=True")
     if params.get("engine", "memory") != "memory":
-        args += [f"engine={params['engine']!r}", f"block_size={params['block_size']!r}"]
+        args.append(f"engine=ma.engines.Blocks(block_size={params['block_size']!r})")
     arrays = _arrays(params)
     given = {n: f"{n}_values" if n in arrays else repr(v) for n, v in _arguments(params).items()}
     args += [f"{n}={v}" for n, v in given.items() if n not in RELEASE_OPTIONS]

@@ -1,6 +1,6 @@
 """The Dask engine: block-partitioned microaggregation beyond one machine (README "Scaling out").
 
-    rel = ma.microaggregate("data/*.parquet", 5, engine="dask", out="release/")     # a LocalCluster
+    rel = ma.microaggregate("data/*.parquet", 5, engine=ma.engines.Dask(out="release/"))     # a LocalCluster
     python -m microagg run --engine dask --input 'data/*.parquet' --k 5 --out release/ --scheduler tcp://host:8786
 
 No step holds all records in one place:
@@ -27,7 +27,7 @@ No step holds all records in one place:
    moments of step 2); DLD needs all records and is computed on a sample of whole blocks, which the report says.
 
 Given the same blocks (``BlockPlan.assign``), the release equals that of
-``microaggregate(..., engine="blocks", blocks=...)`` up to the standardization's last bits (streamed
+``microaggregate(..., engine=Blocks(B, blocks=...))`` up to the standardization's last bits (streamed
 moments here, ``Standardizer.fit`` there): the same groups, values equal to the published precision.
 """
 
@@ -57,8 +57,10 @@ from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_s
 from .partition.univariate import principal_axis
 from .preprocess import Standardizer, _is_numeric, as_frame, check_scale
 from .registry import get_method
-from .release import column_roles, column_rows, group_rows, release_values, report_row, resolve_methods, safety_rows
+from .roles import column_roles
+from .rows import column_rows, group_rows, report_row, safety_rows
 from .safety import key_codes, permutation
+from .stages import release_values, resolve_methods
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
 LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)

@@ -111,7 +111,7 @@ def test_release_to_csv_is_spreadsheet_safe_unless_turned_off(frame, tmp_path):
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"renormalize": "false"}, "renormalize must be True or False"),
-    ({"engine": "blocks", "n_jobs": 1.5}, "n_jobs must be an integer"),
+    ({"n_jobs": 1}, "settings of an engine"),
     ({"aggregation": "p3m", "w": 0.5, "weights": "random"}, "'w' .* only with weights='given'"),
     ({"aggregation": "p3m", "w_seed": 3}, "'w_seed' .* only with weights='random'"),
     ({"method": "projection", "column": 1}, "'column' .* only with axis='column'"),

@@ -43,9 +43,9 @@ def test_recipes_carry_the_confidential_columns(tmp_path, monkeypatch):
 
 
 def test_recipes_carry_the_block_engine(tmp_path, monkeypatch):
-    rel = ma.microaggregate(ma.load_dataset("eia"), 3, engine="blocks", block_size=600)
+    rel = ma.microaggregate(ma.load_dataset("eia"), 3, engine=ma.engines.Blocks(600))
     code = recipe.python_snippet(rel.params, "ma.load_dataset('eia')")
-    assert "engine='blocks'" in code and "block_size=600" in code and "blocks=" not in code
+    assert "engine=ma.engines.Blocks(block_size=600)" in code and "blocks=" not in code
     argv = shlex.split(recipe.cli_command(rel.params, ["--dataset", "eia"]))
     assert argv[argv.index("--engine") + 1] == "blocks" and argv[argv.index("--block-size") + 1] == "600"
     monkeypatch.chdir(tmp_path)

@@ -91,7 +91,7 @@ def test_a_stratum_smaller_than_k_is_refused_with_its_name_and_size():
 
 def test_strata_are_the_blocks_of_the_block_engine_and_given_labels_must_respect_them():
     df = census_with_region(4)
-    rel = ma.microaggregate(df, 3, engine="blocks", block_size=100, keys=["region"], strata=["region"])
+    rel = ma.microaggregate(df, 3, engine=ma.engines.Blocks(100), keys=["region"], strata=["region"])
     groups = pd.DataFrame({"g": rel.labels, "r": df["region"]}).drop_duplicates()
     assert groups["g"].is_unique and overall(rel)["k-anonymous"]
     with pytest.raises(ma.MicroaggError, match="different strata"):

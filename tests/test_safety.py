@@ -96,13 +96,13 @@ def frames(draw):
 
 
 def release(df, k, method, aggregation, engine, **kw):
-    blocks = {"block_size": 2 * k} if engine == "blocks" else {}
+    engine = ma.engines.Blocks(2 * k) if engine == "blocks" else engine
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         try:
             own = {"method_params": {"seed": 0}} if method == "hmpfsom" else {}  # seed= is the shuffle's
             return ma.microaggregate(df, k, method=method, aggregation=aggregation, engine=engine,
-                                     confidential=["conf"], **own, **blocks, **kw)
+                                     confidential=["conf"], **own, **kw)
         except ma.MicroaggError as exc:
             if "P3M needs at least two groups" in str(exc):  # fewer than 2k records: P3M's documented refusal
                 reject()

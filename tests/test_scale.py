@@ -59,13 +59,13 @@ def same_partition(a, b):
 @pytest.mark.parametrize("sample_size", [200_000, 500])
 def test_dask_release_equals_the_block_engine_on_the_same_blocks(client, data, tmp_path, sample_size):
     pattern = write(data, tmp_path / "in")
-    rel = ma.microaggregate(pattern, 3, engine="dask", scheduler=client, out=tmp_path / "out", block_size=200,
+    rel = ma.microaggregate(pattern, 3, engine=ma.engines.Dask(tmp_path / "out", client, block_size=200),
                             columns=COLS, keep=["id", "region"]) if sample_size == 200_000 else \
         microaggregate_dask(pattern, 3, scheduler=client, out=tmp_path / "out", block_size=200, columns=COLS,
                             keep=["id", "region"], sample_size=sample_size)
     got = released(rel)
     blocks = rel.plan.assign(data[COLS].to_numpy())
-    ref = ma.microaggregate(data, 3, engine="blocks", block_size=200, blocks=blocks, columns=COLS,
+    ref = ma.microaggregate(data, 3, engine=ma.engines.Blocks(200, blocks=blocks), columns=COLS,
                             keep=["id", "region"])
     want = ref.in_input_order()
     assert list(got.columns) == ["id", "a", "b", "c", "d", "region"]
@@ -106,9 +106,11 @@ def test_b_at_least_n_gives_the_single_machine_mdav(client, data, tmp_path):
 
 
 def test_csv_input_gives_the_parquet_release(client, data, tmp_path):
-    kw = dict(scheduler=client, block_size=300, columns=COLS, keep=["id"], aggregation="median")
-    a = released(ma.microaggregate(write(data, tmp_path / "pq"), 3, engine="dask", out=tmp_path / "o1", **kw))
-    b = released(ma.microaggregate(write(data, tmp_path / "csv", "csv"), 3, engine="dask", out=tmp_path / "o2", **kw))
+    kw = dict(columns=COLS, keep=["id"], aggregation="median")
+    a = released(ma.microaggregate(write(data, tmp_path / "pq"), 3,
+                                   engine=ma.engines.Dask(tmp_path / "o1", client, 300), **kw))
+    b = released(ma.microaggregate(write(data, tmp_path / "csv", "csv"), 3,
+                                   engine=ma.engines.Dask(tmp_path / "o2", client, 300), **kw))
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -206,7 +208,7 @@ def test_refusals(client, data, tmp_path):
     with pytest.raises(ma.MicroaggError, match="records but k = 5"):
         microaggregate_dask(data[COLS].iloc[:4], 5, out=tmp_path / "o", scheduler=client)
     with pytest.raises(ma.MicroaggError, match="labels"):
-        ma.microaggregate(data[COLS], 3, engine="dask", out=tmp_path / "o", labels=np.zeros(3000, int))
+        ma.microaggregate(data[COLS], 3, engine=ma.engines.Dask(tmp_path / "o"), labels=np.zeros(3000, int))
 
 
 def test_default_local_cluster_through_the_cli(data, tmp_path, capsys):
@@ -247,7 +249,7 @@ def test_strata_are_the_blocks_and_keys_stay_k_anonymous(client, data, tmp_path)
     got = rel.protected.compute()
     assert got.groupby(["region", *COLS]).size().min() >= 3 and summary(rel)["k-anonymous"]
     assert sorted(got["region"]) == sorted(small["region"]) and summary(rel)["strata (one block each)"] == 2
-    ref = ma.microaggregate(small, 3, engine="blocks", block_size=800, columns=COLS, keys=["region"],
+    ref = ma.microaggregate(small, 3, engine=ma.engines.Blocks(800), columns=COLS, keys=["region"],
                             strata=["region"], shuffle=False)
     np.testing.assert_allclose(np.sort(got[COLS].to_numpy(), axis=0), np.sort(ref.protected[COLS].to_numpy(), axis=0),
                                rtol=1e-12)

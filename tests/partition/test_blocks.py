@@ -143,7 +143,7 @@ def test_roles_methods_split_on_the_quasi_identifiers_only():
 def test_block_engine_with_b_at_least_n_is_the_single_machine_release():
     df = ma.load_dataset("census")
     one = ma.microaggregate(df, 5)
-    blocks = ma.microaggregate(df, 5, engine="blocks", block_size=len(df))
+    blocks = ma.microaggregate(df, 5, engine=ma.engines.Blocks(len(df)))
     assert np.array_equal(one.labels, blocks.labels)
     assert one.in_input_order().equals(blocks.in_input_order())
     report = blocks.report().set_index("metric")["value"]
@@ -158,7 +158,7 @@ def test_block_engine_release_is_k_anonymous_and_costs_some_il():
         return table[table["attribute"] == "all"].set_index("metric")["value"]
 
     exact = summary(ma.microaggregate(df, 3, identifiers=[]))  # all 11 attributes, UTILITYID included
-    rep = summary(ma.microaggregate(df, 3, identifiers=[], engine="blocks", block_size=500))
+    rep = summary(ma.microaggregate(df, 3, identifiers=[], engine=ma.engines.Blocks(500)))
     assert rep["k-anonymous"] and rep["smallest group"] >= 3
     assert rep["blocks"] == 16  # 4092 records: 16 blocks of 255-256
     assert rep["IL"] > exact["IL"]
@@ -172,7 +172,7 @@ def test_block_size_below_2k_is_refused():
     with pytest.raises(ma.MicroaggError, match=r"block_size B = 9 is smaller than 2k = 10"):
         block_partition(Z, 5, block_size=9)
     with pytest.raises(ma.MicroaggError, match="smaller than 2k"):
-        ma.microaggregate(ma.load_dataset("census"), 5, engine="blocks", block_size=8)
+        ma.microaggregate(ma.load_dataset("census"), 5, engine=ma.engines.Blocks(8))
     with pytest.raises(ma.MicroaggError, match="integer"):
         split_blocks(Z, 2, 10.5)
 
@@ -186,9 +186,13 @@ def test_given_blocks_smaller_than_k_are_refused():
 
 def test_engine_options_belong_to_their_engine():
     df = ma.load_dataset("census")
-    with pytest.raises(ma.MicroaggError, match="engine='blocks'"):
+    with pytest.raises(ma.MicroaggError, match=r"settings of an engine.*engines.Blocks\(block_size"):
         ma.microaggregate(df, 3, block_size=100)
     with pytest.raises(ma.MicroaggError, match="unknown engine"):
         ma.microaggregate(df, 3, engine="spark")
-    with pytest.raises(ma.MicroaggError, match="engine='dask'"):
+    with pytest.raises(ma.MicroaggError, match=r"engines.Dask\(out"):
         ma.microaggregate(df, 3, engine="blocks", out="x")
+    with pytest.raises(ma.MicroaggError, match=r"engines.Dask\(out="):
+        ma.microaggregate(df, 3, engine="dask")
+    with pytest.raises(ma.MicroaggError, match="n_jobs must be an integer >= 1"):
+        ma.engines.Blocks(n_jobs=0)

@@ -1,0 +1,147 @@
+"""``microaggregate(data, k, ...)`` -> ``Release``: the public edge of the release pipeline.
+
+It validates every argument once and runs the stages of ``microagg.stages`` (roles → standardize → partition
+→ aggregate → release; ``Release.report`` is the last) on the engine chosen (``microagg.engines``); the Dask
+engine runs the whole release itself (``microagg.scale``).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import stages
+from .checks import check_k
+from .engines import Blocks, Dask, Memory, engine_of
+from .errors import MicroaggError
+from .io import read_csv
+from .preprocess import as_frame
+from .registry import get_method
+from .release import Release
+from .roles import column_roles
+from .safety import permutation
+
+ENGINE_SETTINGS = {"block_size": "Blocks", "n_jobs": "Blocks", "blocks": "Blocks", "out": "Dask",
+                   "scheduler": "Dask"}
+
+if TYPE_CHECKING:
+    from .scale import DaskRelease
+
+
+def microaggregate(data, k: int, method: str | None = None, aggregation: str = "mean",
+                   columns: Sequence[str] | None = None, keep: Sequence[str] | None = None,
+                   renormalize: bool = False, method_params: dict | None = None,
+                   aggregation_params: dict | None = None, labels=None, confidential: Sequence[str] | None = None,
+                   identifiers: Sequence[str] | None = None, keys: Sequence[str] | None = None,
+                   strata: Sequence[str] | None = None, shuffle: bool = True, seed: int | None = None,
+                   keep_index: bool = False, engine: str | Memory | Blocks | Dask = "memory",
+                   **params) -> Release | DaskRelease:
+    """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
+
+    ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
+    their parameters are passed as keywords (or in ``method_params`` /
+    ``aggregation_params``). ``data`` is a DataFrame, an array or the path of a CSV file (read by
+    ``microagg.io.read_csv``; its conversions and text columns are warnings). ``columns=None`` masks every
+    numeric column that is not an identifier, a key, a stratum or confidential. Columns not masked are dropped
+    unless listed in ``keep``, which releases them unchanged.
+    ``renormalize`` rescales the masked z-scores to unit variance (Mortazavi & Jalili 2017
+    Eq. 5) before destandardizing; it is refused for aggregations that already
+    preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
+    An aggregation registered with a ``with_report`` hook ((Z, labels, **params) ->
+    (Z', rows)) adds its rows to ``report()``. ``labels`` reuses a partition computed
+    earlier instead of running ``method`` again; it is
+    checked like any other, and the release records ``method`` and its parameters only if
+    they are given (they are the caller's statement of how ``labels`` were made). The input
+    is never modified. Released values of a group-local aggregation (mean, median) are computed
+    in the original units, exact to float64 rounding; others are destandardized from z-scores.
+
+    ``confidential`` names the confidential (sensitive) columns: they are released
+    unchanged; a method that uses roles (HM-pfsom) reads them to form its groups,
+    any other method partitions on the masked columns only. The masked columns are
+    the quasi-identifiers. The k-anonymity check is on them and the key columns (docs/metrics.md §4.13).
+
+    Publishing safely (README, "Publishing a release safely"): ``identifiers`` (default: detected by
+    ``microagg.safety.identifiers``; ``[]`` for none) are neither masked nor released unless named in
+    ``columns`` or ``keep``. ``keys`` are columns an intruder may know, released unmasked (categorical or
+    numeric): they enter the k-anonymity check and RLD. ``strata`` microaggregates inside each stratum (every
+    combination of their values; each must hold at least k records, else the release is refused naming it),
+    so that with ``strata`` covering ``keys`` the release stays k-anonymous. ``shuffle`` (default) publishes the
+    rows in a random order drawn from ``seed`` (default: a fresh seed, recorded in ``params["shuffle_seed"]``;
+    a method's own ``seed`` then goes in ``method_params``);
+    ``keep_index=True`` releases the input's index, which is otherwise replaced by 0..n-1.
+
+    ``engine`` chooses how the partition is computed (``microagg.engines``; README "Scaling out"):
+    ``"memory"`` / ``Memory()`` runs ``method`` on all records at once (inside each stratum); ``"blocks"`` /
+    ``Blocks(block_size, n_jobs, blocks)`` runs it inside blocks of at most ``block_size`` records;
+    ``Dask(out, ...)`` is ``microagg.scale.microaggregate_dask``: ``data`` may also be a path, glob pattern or
+    list of CSV or Parquet files or a dask DataFrame, the release is written as Parquet files to the directory
+    ``out`` and a ``scale.DaskRelease`` is returned.
+    """
+    engine = engine_of(engine)
+    settings = sorted(set(params) & set(ENGINE_SETTINGS))
+    if settings:
+        raise MicroaggError(f"{settings} are settings of an engine, not of microaggregate: pass them to it, e.g. "
+                            f"engine=microagg.engines.{ENGINE_SETTINGS[settings[0]]}({settings[0]}=...).")
+    if not isinstance(renormalize, (bool, np.bool_)):
+        raise MicroaggError(f"renormalize must be True or False; got {renormalize!r}.")
+    if labels is not None and method is None and (method_params or set(params) - _aggregation_names(aggregation)):
+        raise MicroaggError("method parameters were given with labels= but no method=: name the method that made "
+                            "the labels, or leave its parameters out.")
+    if isinstance(engine, Dask):
+        from .scale import microaggregate_dask
+
+        if labels is not None or renormalize or keep_index:
+            raise MicroaggError("the Dask engine computes its own blocks and partition, cannot renormalize and "
+                                "writes no index: leave 'labels', 'renormalize' and 'keep_index' out.")
+        return microaggregate_dask(data, k, method=method or "mdav", aggregation=aggregation, columns=columns,
+                                   keep=keep, confidential=confidential, identifiers=identifiers, keys=keys,
+                                   strata=strata, shuffle=shuffle, method_params=method_params,
+                                   aggregation_params=aggregation_params, **engine.options(),
+                                   **({} if seed is None else {"seed": seed}), **params)
+    for name, flag in (("shuffle", shuffle), ("keep_index", keep_index)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise MicroaggError(f"'{name}' must be True or False; got {flag!r}.")
+    if isinstance(data, (str, os.PathLike)):
+        table = read_csv(data)
+        for note in table.notes:
+            warnings.warn(note, stacklevel=2)
+        data = table.data
+    df = as_frame(data)
+    k = check_k(k)
+    given = labels is not None and method is None  # a partition made elsewhere: no method to record
+    part, agg, mp, ap = stages.resolve_methods(method or "mdav", aggregation, params, method_params,
+                                               aggregation_params)
+    if given:
+        mp = {}
+    if renormalize and agg.extras.get("preserves_moments"):
+        raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
+                            "preserves every attribute's mean and variance, and rescaling would undo what it "
+                            "optimized. Call it without renormalize.")
+    clash = [m for m in (part, agg) if "seed" in {p.name for p in m.params}
+             and "seed" not in ((method_params if m is part else aggregation_params) or {})]
+    if seed is not None and clash:
+        raise MicroaggError(f"'seed' seeds the shuffle of the released rows, and {clash[0].kind} '{clash[0].name}' "
+                            f"takes a 'seed' too: pass that one in {'method' if clash[0] is part else 'aggregation'}"
+                            "_params={'seed': ...} (then seed= is the shuffle's).")
+    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata)
+    seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
+    prep = stages.standardize(df, roles, k)
+    if labels is None:
+        labels, engine_info = stages.partition(prep, part, mp, engine)
+    else:
+        engine_info = engine.info(k)
+        labels = np.asarray(labels)
+        stages.check_partition(labels, prep, "given labels" if given else part.name)
+    masked = stages.aggregate(prep, labels, agg, ap, renormalize)
+    return stages.release(prep, labels, masked, method="given labels" if given else (method or "mdav"),
+                          method_params=mp, aggregation_params=ap, engine_info=engine_info,
+                          identifiers_given=identifiers is not None, shuffle=shuffle, seed=seed,
+                          keep_index=keep_index)
+
+
+def _aggregation_names(aggregation: str) -> set[str]:
+    return {p.name for p in get_method("aggregate", aggregation).params}

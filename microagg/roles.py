@@ -1,0 +1,114 @@
+"""Column roles of a release: which columns are masked (the quasi-identifiers), confidential, kept, keys, strata
+and identifiers (Abidi, Ben Yahia & Perera 2018, §2.1; README, "Publishing a release safely"), checked once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .errors import MicroaggError
+from .preprocess import select_columns
+from .safety import chosen_identifiers, class_ids, key_codes
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The role of every column of a release (``column_roles``)."""
+
+    masked: list[str]
+    confidential: list[str]
+    kept: list[str]          # released unchanged, the keys included
+    names: list[str]
+    identifiers: dict        # column -> why it is treated as an identifier (not released)
+    keys: list[str]
+    strata: list[str]
+
+
+def _names(df: pd.DataFrame, given, what: str) -> list[str]:
+    """``given`` (a name or names, None for none) checked: in the data, each once."""
+    if given is None:
+        return []
+    cols = [given] if isinstance(given, str) else [str(c) for c in given]
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise MicroaggError(f"columns {dup} are listed more than once in '{what}'.")
+    names = [str(c) for c in df.columns]
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise MicroaggError(f"{what}: columns {missing} are not in the data; available: {names}.")
+    return cols
+
+
+def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None, keys=None, strata=None) -> Roles:
+    """The columns of ``df`` by role, checked: each column in one role, masked ones numeric, at least one masked.
+
+    Identifiers (given, or detected by ``safety.identifiers`` when ``identifiers`` is None) are neither masked
+    nor released; a detected one named in ``columns``, ``keep``, ``keys``, ``strata`` or ``confidential`` is
+    the user's choice and no longer one. Keys are released unmasked. By default the masked columns are the
+    numeric columns in no other role. ``df`` may be an empty frame with the data's dtypes (the Dask engine).
+    """
+    conf = _confidential(df, confidential)
+    keys, strata = _names(df, keys, "keys"), _names(df, strata, "strata")
+    keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
+    chosen = set(conf) | set(keys) | set(strata) | set(keep) | \
+        (set([columns] if isinstance(columns, str) else map(str, columns)) if columns is not None else set())
+    ids = chosen_identifiers(df, identifiers)
+    if identifiers is None:
+        ids = {c: why for c, why in ids.items() if c not in chosen}
+    else:
+        clash = [c for c in ids if c in chosen]
+        if clash:
+            raise MicroaggError(f"columns {clash} are listed in 'identifiers' (not released) and also chosen for the "
+                                "release ('columns', 'keep', 'keys', 'strata' or 'confidential'); list each once.")
+    masked = select_columns(df, columns) if columns is not None else \
+        [c for c in select_columns(df, None) if c not in conf and c not in ids and c not in keys
+         and c not in strata and c not in keep]
+    both = [c for c in masked if c in conf]
+    if both:
+        raise MicroaggError(f"columns {both} are listed both in 'columns' (quasi-identifiers, masked) and in "
+                            "'confidential' (released unchanged); list each column once.")
+    if not masked:
+        raise MicroaggError("no column left to mask: every numeric column is confidential, an identifier, a key, a "
+                            "stratum or kept; leave at least one quasi-identifier to mask (or name it in 'columns').")
+    names = [str(c) for c in df.columns]
+    missing = [c for c in keep if c not in names]
+    if missing:
+        raise MicroaggError(f"keep: columns {missing} are not in the data; available: {names}.")
+    for role, cols in (("masked", masked), ("confidential", conf)):
+        for what, given in (("keep", keep), ("keys", keys)):
+            overlap = [c for c in given if c in cols]
+            if overlap:
+                raise MicroaggError(f"columns {overlap} are both {role} and listed in '{what}'; list each column "
+                                    "once (keys are released unmasked).")
+    masked_strata = [c for c in strata if c in masked]
+    if masked_strata:
+        raise MicroaggError(f"columns {masked_strata} are both masked and strata: a stratum column is released "
+                            "unmasked (list it in 'keys') or not at all.")
+    kept = keep + [c for c in keys if c not in keep]
+    return Roles(masked, conf, kept, names, ids, keys, strata)
+
+
+def _confidential(df: pd.DataFrame, confidential) -> list[str]:
+    """The confidential column names, checked: in the data, numeric, each listed once."""
+    cols = _names(df, confidential, "confidential")
+    return select_columns(df, cols) if cols else []
+
+
+def stratum_ids(df: pd.DataFrame, strata: list[str], k: int) -> np.ndarray | None:
+    """The stratum (0..s-1) of every record, or None without strata; a stratum of fewer than k records is refused
+    (merging it into another would mix strata that the user asked to keep apart)."""
+    if not strata:
+        return None
+    codes = key_codes(df, strata)
+    ids = class_ids(codes)
+    sizes = np.bincount(ids)
+    if sizes.min() < k:
+        small = np.flatnonzero(sizes < k)
+        row = int(np.flatnonzero(ids == small[0])[0])
+        name = ", ".join(f"{c}={df[c].iloc[row]}" for c in strata)
+        raise MicroaggError(f"stratum {name} has {int(sizes[small[0]])} < k = {k} records ({len(small)} of "
+                            f"{len(sizes)} strata are smaller than k): no k-anonymous group can be formed inside it. "
+                            "Merge small categories into a larger one, lower k, or stratify on fewer columns.")
+    return ids

@@ -1,0 +1,49 @@
+"""Rows of a release's report (metric, attribute, value, unit, direction, source) that are not metrics: group
+statistics, column roles and what was withheld, shared by the in-memory release and the Dask engine."""
+
+from __future__ import annotations
+
+NOT_RECORD_LEVEL = ("NOT guaranteed: each attribute was grouped separately, so every released value is shared by "
+                    ">= k records in its own column, but whole released rows are generally not k-anonymous")
+
+
+def report_row(metric, value, unit="", direction="", source="", attribute="all") -> dict:
+    """One row of a release's report."""
+    return {"metric": metric, "attribute": attribute, "value": value, "unit": unit, "direction": direction,
+            "source": source}
+
+
+def group_rows(stats: dict, where: str = "all") -> list[dict]:
+    """Report rows of the group statistics ``stats`` (``metrics.group_stats`` with k), attribute ``where``."""
+    return [report_row(metric, stats[key], unit, direction, "docs/metrics.md §4.12", where)
+            for metric, key, unit, direction in (("groups", "groups", "groups", ""),
+                                                 ("smallest group", "min_size", "records", ""),
+                                                 ("largest group", "max_size", "records", ""),
+                                                 ("mean group size", "mean_size", "records", ""),
+                                                 ("groups larger than 2k-1", "oversized", "groups", "lower is better"))]
+
+
+def column_rows(masked, confidential, dropped, kept) -> list[dict]:
+    """Report rows naming the columns of each role."""
+    return [report_row("columns masked", ", ".join(masked), source="release"),
+            report_row("columns confidential (unchanged)", ", ".join(confidential) or "none",
+                       source="Abidi, Ben Yahia & Perera 2018, §2.1"),
+            report_row("columns dropped", ", ".join(dropped) or "none", source="release"),
+            report_row("columns kept unmasked", ", ".join(kept) or "none", source="release")]
+
+
+def safety_rows(identifiers: dict, keys, strata, index_note, keep_index: bool, shuffled: bool) -> list[dict]:
+    """Report rows saying what was withheld or declared around the masked columns (README, "Publishing a release
+    safely")."""
+    rows = [report_row("identifiers (not released)", "; ".join(f"{c} ({why})" for c, why in identifiers.items())
+                       or "none", source="microagg.safety.identifiers"),
+            report_row("key columns (in the k-anonymity check)", ", ".join(keys) or "none", source="release"),
+            report_row("strata (microaggregated separately)", ", ".join(strata) or "none", source="release"),
+            report_row("row order", "shuffled (seeded random permutation)" if shuffled else
+                       "input order (shuffle=False): links rows to anyone holding the original's order",
+                       source="release")]
+    if index_note is not None or keep_index:
+        what = index_note or "the input's index"
+        rows.append(report_row("input index", f"{what}: released (keep_index=True)" if keep_index else
+                               f"{what}: not released (keep_index=True would release it)", source="release"))
+    return rows
