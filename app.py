@@ -19,14 +19,16 @@ import pandas as pd
 import streamlit as st
 
 import microagg as ma
-from microagg import plots, recipe, tables
+from microagg import plots, recipe, stages, tables
 from microagg.advice import scale_hint
+from microagg.engines import MEMORY
 from microagg.explore import risk_utility, satisfaction_grid, satisfaction_over_alpha
 from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import PRIVACY_KEYS, breaches, resolve_weights, sl_arguments
 from microagg.metrics.risk import RULE_TITLES, RULES
 from microagg.registry import Method, Param, get_method, methods
+from microagg.roles import column_roles
 
 DOCS = Path(__file__).resolve().parent / "docs"
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
@@ -95,27 +97,42 @@ def load(name: str, **kwargs) -> pd.DataFrame:
     return ma.load_dataset(name, **kwargs)
 
 
+def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
+             strata: tuple = ()) -> stages.Prepared:
+    """The roles and standardize stages of the release on the sidebar's columns."""
+    roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
+                         strata=list(strata))
+    return stages.standardize(df, roles, k)
+
+
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
               strata: tuple = ()):
-    return _caught(lambda: ma.microaggregate(df, k, method=method, columns=list(columns),
-                                             confidential=list(confidential) or None, strata=list(strata),
-                                             method_params=dict(params)).labels)
+    """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
+    part = get_method("partition", method)
+    prep = prepared(df, columns, confidential, k, strata=strata)
+    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)))[0])
 
 
 @st.cache_data(show_spinner="Aggregating and evaluating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = (), keys: tuple = (),
             strata: tuple = ()):
-    """The published table, the same in input order (for the plots), the report, Z, Z' and the parameters."""
+    """The aggregate, release and report stages on a cached partition: the published table, the same in input
+    order (for the plots), the report, Z, Z', the parameters and the warnings said on the way."""
+    mp = get_method("partition", method).resolve(dict(mparams))
+    agg = get_method("aggregate", aggregation)
+    ap = agg.resolve(dict(aparams))
+
     def run():
-        rel = ma.microaggregate(df, k, method=method, aggregation=aggregation, columns=list(columns),
-                                confidential=list(confidential) or None, keep=list(keep), keys=list(keys),
-                                strata=list(strata), method_params=dict(mparams), aggregation_params=dict(aparams),
-                                labels=labels)
+        prep = prepared(df, columns, confidential, k, keep, keys, strata)
+        masked = stages.aggregate(prep, labels, agg, ap)
+        rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
+                             engine_info=MEMORY.info(k))
         return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
 
-    return _caught(run)[0]
+    out, notes = _caught(run)
+    return (*out, notes)
 
 
 @st.cache_data(show_spinner="Solving P3M over α…")
@@ -509,10 +526,10 @@ def compute(s: Setup) -> Result:
     ekey = tuple(sorted({**s.eparams, **sl_arguments(s.privacy)}.items()))
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
                               tuple(s.strata))
-    protected, in_order, report, Z, Zp, params = release(s.df, tuple(s.masked), tuple(s.confidential),
+    protected, in_order, report, Z, Zp, params, said = release(s.df, tuple(s.masked), tuple(s.confidential),
                                                          tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name, s.akey,
                                                          labels, ekey, tuple(s.keys), tuple(s.strata))
-    return Result(labels, protected, in_order, report, Z, Zp, params, notes)
+    return Result(labels, protected, in_order, report, Z, Zp, params, tuple(dict.fromkeys(notes + said)))
 
 
 def overall(table: pd.DataFrame) -> pd.Series:
@@ -669,7 +686,7 @@ def tab_aggregation(s: Setup, r: Result) -> None:
         ap = s.akey if m.name == s.agg.name else tuple(sorted(m.defaults().items()))
         try:
             # the same arguments as the main release for the selected aggregation: a cache hit
-            _, prot_m, rep_m, _, Zp_m, _ = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k,
+            _, prot_m, rep_m, _, Zp_m, _, _ = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k,
                                                    s.part.name, s.mkey, m.name, ap, r.labels, ekey, tuple(s.keys),
                                                    tuple(s.strata))
         except ma.MicroaggError as exc:
