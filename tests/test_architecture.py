@@ -1,0 +1,130 @@
+"""Imports run one way: read from the source (every import, including those inside functions), no module of the
+package imports one on its own floor or above it, and no import circle exists. A new module must be given a
+floor here (README, "Architecture")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Floors from the ground up; a unit is a module of microagg or one of its subpackages. A unit imports only units
+# on lower floors, so two units on one floor (partition and aggregate, say) are peers that never import each other.
+FLOORS = [
+    {"errors"},
+    {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets"},
+    {"registry", "roles", "rows"},
+    {"wishes"},
+    {"partition", "aggregate"},
+    {"metrics"},
+    {"engines", "release"},
+    {"stages"},
+    {"scale"},
+    {"pipeline"},
+    {"explore", "recipe", "reproduce"},
+    {"course"},
+    {"cli", "app"},
+    {"__main__"},
+]
+FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def sources() -> dict[str, Path]:
+    files = {module_name(p): p for p in (ROOT / "microagg").rglob("*.py")}
+    files["app"] = ROOT / "app.py"
+    return files
+
+
+def type_checking_only(tree: ast.AST) -> set[int]:
+    """Line numbers of imports under ``if TYPE_CHECKING:`` (annotations only, never run)."""
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            lines |= {n.lineno for child in node.body for n in ast.walk(child) if hasattr(n, "lineno")}
+    return lines
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package modules ``name`` imports: ``from .x import y`` counts as x.y when that is a module, else x."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = type_checking_only(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == "microagg"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif (node.module or "").split(".")[0] == "microagg":
+                target = node.module
+            else:
+                continue
+            for alias in node.names:
+                out.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in known else target)
+    return {m for m in out if m in known and m != name}
+
+
+def graph() -> dict[str, set[str]]:
+    files = sources()
+    return {name: imports(name, path, set(files)) for name, path in files.items()}
+
+
+def unit(name: str) -> str:
+    parts = name.split(".")
+    return parts[0] if parts[0] == "app" else (parts[1] if len(parts) > 1 else "microagg")
+
+
+def test_every_unit_has_a_floor():
+    units = {unit(n) for n in graph()} - {"microagg"}
+    assert units - set(FLOOR) == set(), "place new modules on a floor in FLOORS (README, Architecture)"
+    assert set(FLOOR) - units == set(), "FLOORS names a unit that no longer exists"
+
+
+def test_imports_run_down_only():
+    upward = []
+    for name, targets in graph().items():
+        if unit(name) == "microagg":  # the package's face re-exports everything
+            continue
+        for target in targets:
+            a, b = unit(name), unit(target)
+            face = b == "microagg" and a != "app"  # the dashboard, outside the package, imports its face
+            if a != b and (face or b != "microagg" and FLOOR[b] >= FLOOR[a]):
+                upward.append(f"{name} -> {target}")
+    assert upward == []
+
+
+def test_no_import_circle():
+    g = graph()
+    state: dict[str, int] = {}
+    circles = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(g[node]):
+            if state.get(nxt) == 1:
+                circles.append(path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt])
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for start in sorted(g):
+        if start not in state:
+            visit(start, [start])
+    assert circles == []
+
+
+def test_the_reader_sees_imports_inside_functions():
+    """The check reads lazy imports too: the pipeline's import of the Dask engine is one."""
+    assert "microagg.scale" in graph()["microagg.pipeline"]
