@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg.partition import block_partition, split_blocks
+from microagg.partition import block_partition, split_blocks, threads
 
 mdav_module = importlib.import_module("microagg.partition.mdav")
 
@@ -108,7 +108,8 @@ def test_kernel_calls_from_threads_on_both_paths():
     want = [ma.partition.mdav(Z, 3) for Z in Zs]
     for pmin in (0, 1 << 40):
         with ThreadPoolExecutor(3) as pool:
-            got = list(pool.map(lambda Z, p=pmin: mdav_module._run(Z, 3, 0, False, parallel_min=p)[0], Zs))
+            got = list(pool.map(lambda Z, p=pmin: threads.run(mdav_module.mdav_kernel, Z, 3, 0, False, parallel_min=p)[0],
+                                Zs))
         assert all(np.array_equal(a, b) for a, b in zip(got, want))
 
 
