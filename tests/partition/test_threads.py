@@ -10,7 +10,7 @@ from microagg.registry import partition_input
 
 def test_auto_threads_leave_busy_cores_alone():
     # the rule of "auto" on 2 cores with numba's 2 threads: the 1-minute load, or fewer runnable processes now
-    assert threads.spare_threads(2, 2, 2.0, 3) == 1  # two other processes running: one thread, no waiting on a parked one
+    assert threads.spare_threads(2, 2, 2.0, 3) == 1  # two other processes running: one thread, none parked
     assert threads.spare_threads(2, 2, 2.0, 1) == 2  # the load is this process's own past work
     assert threads.spare_threads(2, 2, 0.1, 3) == 2  # a blip: nothing was busy over the last minute
     assert threads.spare_threads(2, 2, 1.0) == 1  # no count of runnable processes: the load alone
