@@ -37,7 +37,7 @@ def load() -> float:
 
 
 def kernels_cached() -> bool:
-    return any((ROOT / "microagg" / "partition" / "__pycache__").glob("_mdav_kernel.*.nbi"))
+    return any((ROOT / "microagg" / "partition" / "__pycache__").glob("engine.*.nbi"))
 
 
 def start_server(port: int) -> subprocess.Popen:

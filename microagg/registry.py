@@ -5,18 +5,28 @@ Every partitioner and aggregator registers itself once with its parameters
 API validates calls against this description; the dashboard and the notebooks
 build their widgets from it. The built-ins register when ``microagg`` is imported (its ``__init__`` imports
 ``partition`` and ``aggregate``), so this module imports neither.
+
+Validation happens once, at the public edge, and is generated from the registration: ``register`` decorates
+the method's *kernel* (``Method.kernel``, which assumes validated input) and returns the public function
+(``Method.func``) that checks the data (:func:`partition_input`, :func:`aggregate_input`, or the method's own
+``inputs``), the parameters (``Method.resolve``) and any roles, then calls the kernel.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from .checks import as_matrix, check_k, check_size
 from .errors import MicroaggError
+from .labels import check_labels
+from .preprocess import check_finite
 
 KINDS = ("partition", "aggregate")
 
@@ -113,9 +123,42 @@ class Param:
         return value
 
 
+def partition_input(Z, k) -> tuple[np.ndarray, int]:
+    """A partitioner's input, checked: ``k`` (an integer >= 2) and a C-contiguous float64 copy of ``Z``
+    (n x d, a 1-D ``Z`` being one attribute; finite; n >= k)."""
+    k = check_k(k)
+    Z = as_matrix(Z)
+    check_finite(Z, what="attribute")
+    check_size(Z.shape[0], k)
+    return Z, k
+
+
+def aggregate_input(Z, labels) -> tuple[np.ndarray, np.ndarray]:
+    """An aggregator's input, checked: ``Z`` as a float64 n x d array (finite; not copied) and ``labels`` as
+    consecutive group ids, (n,) or one labelling per attribute (n, d) (``labels.check_labels``)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise MicroaggError(f"Z must be a 2-D array (records x attributes); got shape {Z.shape}.")
+    check_finite(Z, what="attribute")
+    return Z, check_labels(labels, Z.shape[0], d=Z.shape[1])
+
+
+INPUTS = {"partition": partition_input, "aggregate": aggregate_input}
+ROLES = ("confidential",)  # what a method registered with uses_roles=True gets besides its parameters
+
+
 @dataclass(frozen=True)
 class Method:
-    """A registered partitioner or aggregator."""
+    """A registered partitioner or aggregator.
+
+    ``func`` is the public function: it validates its arguments once (:meth:`check`) and calls ``kernel``,
+    the method on validated input. A partitioner's kernel is called as ``kernel(Z, k, **params)`` with ``Z``
+    a C-contiguous finite float64 n x d array, n >= k, ``k`` an integer >= 2 and ``params`` the output of
+    :meth:`resolve`; one that uses roles also gets ``confidential=`` positions. An aggregator's kernel is
+    called as ``kernel(Z, labels, **params)`` with ``labels`` from ``labels.check_labels``. ``inputs``
+    replaces the kind's data check (:data:`INPUTS`) for a method with rules of its own; it returns
+    (data, second argument, roles).
+    """
 
     kind: str
     name: str
@@ -126,6 +169,12 @@ class Method:
     params: tuple[Param, ...] = ()
     record_level: bool = True  # partitioners: one label per record (k-anonymous release)
     extras: dict = field(default_factory=dict)
+    kernel: Callable | None = None  # None: ``func`` itself (a function that checks its own input)
+    inputs: Callable | None = None  # None: the kind's check, INPUTS[kind]
+
+    def __post_init__(self):
+        if self.kernel is None:
+            object.__setattr__(self, "kernel", self.func)
 
     @property
     def uses_roles(self) -> bool:
@@ -186,6 +235,21 @@ class Method:
                                     f"{when}, not with {now}: leave it out or change {now.split('=')[0]}.")
         return out
 
+    def check(self, data, arg, **given) -> tuple[Any, Any, dict[str, Any]]:
+        """The validation of ``func``: (data, second argument, keyword arguments of ``kernel``).
+
+        ``data`` and ``arg`` are ``Z`` and ``k`` (partitioners) or ``Z`` and ``labels`` (aggregators);
+        ``given`` are parameters (resolved: checked, defaults filled in) and, for a method that uses roles,
+        ``confidential``.
+        """
+        roles = {r: given.pop(r) for r in ROLES if r in given} if self.uses_roles else {}
+        params = self.resolve(given)
+        if self.inputs is not None:
+            data, arg, roles = self.inputs(data, arg, **roles)
+        else:
+            data, arg = INPUTS[self.kind](data, arg)
+        return data, arg, {**roles, **params}
+
     def active(self, params: dict[str, Any]) -> dict[str, Any]:
         """``params`` without the ones that have no effect under the others (``Param.only_with``), e.g. for a
         form that shows every parameter."""
@@ -197,18 +261,45 @@ class Method:
 _REGISTRY: dict[str, dict[str, Method]] = {kind: {} for kind in KINDS}
 
 
-def register(kind: str, name: str, *, title: str, summary: str, source: str,
-             params: tuple[Param, ...] = (), record_level: bool = True, **extras) -> Callable:
-    """Decorator registering ``func`` as method ``name`` of ``kind``."""
+def register(kind: str, name: str, *, title: str, summary: str, source: str, params: tuple[Param, ...] = (),
+             record_level: bool = True, inputs: Callable | None = None, checks_own_input: bool = False,
+             **extras) -> Callable:
+    """Decorator registering ``kernel`` as method ``name`` of ``kind``; returns the public function.
+
+    The public function (``Method.func``) has the kernel's signature and docstring; it validates its
+    arguments once (``Method.check``) and calls the kernel. With ``checks_own_input`` the decorated
+    function validates its arguments itself and is both ``func`` and ``kernel``.
+    """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}")
 
-    def deco(func: Callable) -> Callable:
-        _REGISTRY[kind][name] = Method(kind, name, func, title, summary, source, tuple(params),
-                                       record_level, dict(extras))
-        return func
+    def deco(kernel: Callable) -> Callable:
+        method = Method(kind, name, kernel, title, summary, source, tuple(params), record_level, dict(extras),
+                        kernel, inputs)
+        if not checks_own_input:
+            method = replace(method, func=_public(kernel, method.check))
+        _REGISTRY[kind][name] = method
+        return method.func
 
     return deco
+
+
+def _public(kernel: Callable, check: Callable) -> Callable:
+    """``kernel`` behind ``check``: the arguments are bound as the kernel's signature binds them (positional
+    parameters allowed), checked once, and passed on."""
+    signature = inspect.signature(kernel)
+    data, arg = list(signature.parameters)[:2]
+    rest = [p.name for p in signature.parameters.values() if p.kind is p.VAR_KEYWORD]
+
+    @functools.wraps(kernel)
+    def func(*args, **kwargs):
+        given = signature.bind(*args, **kwargs).arguments
+        for name in rest:
+            given.update(given.pop(name, {}))
+        Z, second, kw = check(given.pop(data), given.pop(arg), **given)
+        return kernel(Z, second, **kw)
+
+    return func
 
 
 def get_method(kind: str, name: str) -> Method:

@@ -92,3 +92,49 @@ def test_bounded_methods_keep_every_group_between_k_and_2k_minus_1():
             for k in (3, 7, 101):
                 sizes = np.bincount(ma.microaggregate(census, k, method=m.name).labels)
                 assert sizes.min() >= k and sizes.max() <= 2 * k - 1, (m.name, k)
+
+
+def test_the_public_functions_are_generated_from_the_registration():
+    import inspect
+
+    for kind in ("partition", "aggregate"):
+        for m in methods(kind):
+            if m.func is m.kernel:  # a function that checks its own input (P3M)
+                continue
+            assert m.func.__wrapped__ is m.kernel and m.func.__doc__ == m.kernel.__doc__
+            sig = inspect.signature(m.kernel).parameters.values()
+            named = [p for p in sig if p.kind is p.POSITIONAL_OR_KEYWORD][2 + m.uses_roles:]
+            assert [p.name for p in named] == [p.name for p in m.params][:len(named)], m.name
+            assert all(p.default == m.param(p.name).default for p in named), m.name
+
+
+def test_the_public_function_validates_once_and_the_kernel_gets_validated_input(monkeypatch):
+    import numpy as np
+
+    from microagg import registry
+
+    monkeypatch.setitem(registry._REGISTRY, "partition", dict(registry._REGISTRY["partition"]))
+    seen = []
+    params = (Param("gamma", "float", 0.5, "g", low=0), Param("mode", "choice", "a", "m", choices=("a", "b")))
+
+    @registry.register("partition", "probe", title="probe", summary="", source="", params=params)
+    def probe(Z, k, gamma=0.5, mode="a"):
+        seen.append((Z, k, gamma, mode))
+        return np.zeros(len(Z), dtype=np.int64)
+
+    rows = [[1, 2], [3, 4], [5, 6]]
+    probe(rows, 3.0, 1)
+    Z, k, gamma, mode = seen[-1]
+    assert isinstance(Z, np.ndarray) and Z.dtype == np.float64 and Z.flags.c_contiguous and Z.tolist() == rows
+    assert type(k) is int and k == 3 and type(gamma) is float and gamma == 1.0 and mode == "a"
+    assert get_method("partition", "probe").kernel is probe.__wrapped__
+    for args, kwargs, message in [((rows, 1), {}, "k must be an integer >= 2"),
+                                  ((rows, 4), {}, "3 records but k = 4"),
+                                  (([[1.0, float("nan")]] * 3, 2), {}, "non-finite"),
+                                  ((rows, 2), {"gamma": -1}, "parameter 'gamma' of partition method 'probe' must lie"),
+                                  ((rows, 2), {"mode": "c"}, "parameter 'mode' .* must be one of")]:
+        with pytest.raises(ma.MicroaggError, match=message):
+            probe(*args, **kwargs)
+    with pytest.raises(TypeError):
+        probe(rows, 2, delta=1)  # not a parameter of the kernel: as for any Python function
+    assert len(seen) == 1  # the kernel never saw invalid input

@@ -2,25 +2,15 @@
 aggregation.
 
 ``labels`` may be one labelling (n,) applied to all attributes, or one labelling
-per attribute (n, d), as univariate methods produce.
+per attribute (n, d), as univariate methods produce. Both are checked once by the registry
+(``registry.aggregate_input``) before the functions below run.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MicroaggError
-from ..labels import check_labels
-from ..preprocess import check_finite
 from ..registry import register
-
-
-def _prepare(Z, labels):
-    Z = np.asarray(Z, dtype=np.float64)
-    if Z.ndim != 2:
-        raise MicroaggError(f"Z must be a 2-D array (records x attributes); got shape {Z.shape}.")
-    check_finite(Z, what="attribute")
-    return Z, check_labels(labels, Z.shape[0], d=Z.shape[1])
 
 
 def _per_column(Z, lab, one):
@@ -49,8 +39,7 @@ def _median_1d(x, lab):
           summary="Replace every record by its group's mean vector (minimizes SSE for a fixed partition).")
 def mean(Z, labels) -> np.ndarray:
     """Every record replaced by its group centroid C_j (Mortazavi & Jalili 2017, §2.1)."""
-    Z, lab = _prepare(Z, labels)
-    return _per_column(Z, lab, _mean_1d)
+    return _per_column(Z, labels, _mean_1d)
 
 
 @register("aggregate", "median", title="Median", source="Kabir & Wang, §4, Eq. 1", group_local=True,
@@ -64,5 +53,4 @@ def median(Z, labels) -> np.ndarray:
     sizes release the middle member's exact value on every attribute (35 % of the cells of Census
     with MDAV at k = 3; docs/methods.md §3.2).
     """
-    Z, lab = _prepare(Z, labels)
-    return _per_column(Z, lab, _median_1d)
+    return _per_column(Z, labels, _median_1d)

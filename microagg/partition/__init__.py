@@ -1,6 +1,7 @@
 """Partitioners: ``partition(Z, k, **params) -> labels`` (every group >= k records).
 
-Each is registered with its parameters (see ``microagg.registry``). Individual
+Each is registered with its parameters (see ``microagg.registry``), which generate its validation: the
+functions here check their input once and call the method's kernel. Individual
 ranking returns one labelling per attribute (n x d); the others one label per record.
 """
 
@@ -25,6 +26,11 @@ from .pfcm import pcaes, pfcm, select_pfcm
 # Not a registered method: runs any of the above inside blocks (the block and Dask engines of microaggregate).
 from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
 
+# isort: split
+# The thread setting of the compiled partitioners (threads.set_threads, threads.use_threads, MICROAGG_THREADS).
+from . import threads
+
 __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
-           "diverse_groups", "pfcm", "pcaes", "select_pfcm", "block_partition", "split_blocks", "DEFAULT_BLOCK_SIZE"]
+           "diverse_groups", "pfcm", "pcaes", "select_pfcm", "block_partition", "split_blocks", "DEFAULT_BLOCK_SIZE",
+           "threads"]

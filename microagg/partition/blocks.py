@@ -11,11 +11,11 @@ Size invariant: with B >= 2k, a node of m > B records has m >= 2k + 1, so both h
 floor(m/2) >= k records; a leaf is the root (n <= B records) or half of a node of more
 than B, so every block holds between min(n, floor((B + 1) / 2)) >= k and B records.
 
-Inside each block (its records in row order) the chosen method runs on the globally
+Inside each block (its records in row order) the chosen method's kernel runs on the globally
 standardized values; labels are made global as block offset + local label, the offset
 being the number of groups of the earlier blocks. With B >= n there is one block and the
 labels are exactly the method's. Blocks run in parallel on Python threads, one numba thread
-each: the compiled partitioners release the GIL (``mdav.call_kernel``).
+each: the compiled partitioners release the GIL (``threads.run``).
 
 The price is information loss: no group crosses a block boundary (measured in
 ``benchmarks/bench_scale.py``; README "Scaling out").
@@ -29,10 +29,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from ..checks import check_int
+from ..checks import check_int, check_k
 from ..errors import MicroaggError
-from ..registry import get_method
-from ._validate import prepare
+from ..registry import get_method, partition_input
 from .univariate import principal_axis
 
 DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
@@ -53,7 +52,7 @@ def split_blocks(Z, k: int, block_size: int = DEFAULT_BLOCK_SIZE, blocks=None, s
     by the tree; each must hold at least k records. ``split_on`` restricts the split attributes
     (column positions; default all).
     """
-    Z, k = prepare(Z, k)
+    Z, k = partition_input(Z, k)
     return _split(Z, k, check_block_size(block_size, k), blocks,
                   np.arange(Z.shape[1]) if split_on is None else np.asarray(split_on, dtype=np.int64))
 
@@ -109,17 +108,17 @@ def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_B
     on a loaded 2-core machine); a single block (B >= n) runs exactly as ``method`` alone. A method
     registered with ``uses_roles`` gets ``confidential`` (column positions of ``Z``), which never
     drive the split. Per-attribute methods (individual ranking) get one offset per attribute. Every
-    group has at least k records.
+    group has at least k records. ``Z``, ``k`` and ``params`` are validated once, as ``method`` validates
+    them, and the blocks go to its kernel (``Method.kernel``).
     """
-    Z, k = prepare(Z, k)
-    B = check_block_size(block_size, k)
     part = get_method("partition", method)
-    params = part.resolve(params)
     conf = [] if confidential is None else [int(c) for c in confidential]
     if conf and not part.uses_roles:
         raise MicroaggError(f"method '{method}' does not read confidential columns; leave 'confidential' out.")
-    if part.uses_roles:
-        params["confidential"] = conf
+    roles = {"confidential": conf} if part.uses_roles else {}
+    Z, k, params = part.check(Z, check_k(k), **roles, **params)  # k >= 2 also for a method that accepts k = 1
+    Z = np.ascontiguousarray(Z)  # the kernels' input (a method's own check may keep another memory order)
+    B = check_block_size(block_size, k)
     ids = _split(Z, k, B, blocks, np.array([j for j in range(Z.shape[1]) if j not in conf], dtype=np.int64))
     order = np.argsort(ids, kind="stable")
     rows = np.split(order, np.cumsum(np.bincount(ids))[:-1])
@@ -128,7 +127,7 @@ def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_B
         raise MicroaggError(f"n_jobs must be >= 1 (threads running blocks); got {n_jobs}.")
 
     def run(r):
-        return np.asarray(part.func(Z[r], k, **params))
+        return np.asarray(part.kernel(Z[r], k, **params))
 
     if len(rows) == 1:
         local = [run(rows[0])]

@@ -36,9 +36,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import Param, register
-from . import _local
-from . import _mdav_kernel as mk
-from ._validate import prepare
+from . import engine, threads
 
 
 @njit(cache=True)
@@ -52,15 +50,15 @@ def _mean_of(Z, ids, m):
 
 @njit(cache=True)
 def _dist(a, b):
-    return np.sqrt(mk._sqdist(a.reshape(1, a.shape[0]), 0, b))
+    return np.sqrt(engine.sqdist(a.reshape(1, a.shape[0]), 0, b))
 
 
 @njit(cache=True, nogil=True)
 def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     """Labels of CV-MDAV on ``Z`` (groups in order of formation); ``cap``/``last`` are 2k or 2k-1."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
-    c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
+    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)
     members = np.empty(2 * k, np.int64)
     y = np.empty(2 * k, np.int64)
@@ -70,12 +68,12 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     g = 0
     while n_live >= 3 * k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
             dead = 0
             rstart = 0
-        r, rstart = mk._farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
+        r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
         zr = Z[r].copy()
-        pid, pd2, complete = _local.prefix(Z, zr, min(n_live, _local.prefix_size(k)), screen, alive, n_live)
+        pid, pd2, complete = engine.prefix(Z, zr, min(n_live, engine.prefix_size(k)), screen, alive, n_live)
         a = 0
         for j in range(pid.shape[0]):  # step 2.3: the 2k nearest to x_r, x_r excluded
             if pid[j] != r and a < 2 * k:
@@ -93,21 +91,21 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
                 break
             yj = y[j]
             zy = Z[yj]
-            near, _ = _local.outside(Z, zy, np.sqrt(mk._sqdist(Z, yj, zr)), k, ing, nm, -1 if zself else yj,
+            near, _ = engine.outside(Z, zy, np.sqrt(engine.sqdist(Z, yj, zr)), k, ing, nm, -1 if zself else yj,
                                      pid, pd2, complete, screen, alive, n_live)
             if _dist(cbar, zy) < gamma * _dist(_mean_of(Z, near, k), zy):
                 members[nm] = yj
                 ing[yj] = True
                 nm += 1
                 cbar = _mean_of(Z, members, nm)
-        _local.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1
     if n_live > 2 * k or (not strict4 and n_live == 2 * k):  # step 4
-        r, rstart = mk._farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
-        _, near = mk._around(Z, Z[r].copy(), k, False, screen)
-        mk._emit(Z, screen[0], pos, acc, near, g, labels, alive, S)
+        r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
+        _, near = engine.around(Z, Z[r].copy(), k, False, screen)
+        engine.emit(Z, screen[0], pos, acc, near, g, labels, alive, S)
         n_live -= k
         g += 1
     if n_live > 0:  # step 6
@@ -142,7 +140,6 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
 def cvmdav(Z, k: int, gamma: float = 1.1, cap: str = "2k", last: str = "2k-1", step4: str = ">",
            zself: bool = False) -> np.ndarray:
     """Group labels 0..m-1 of CV-MDAV on standardized ``Z``; every group has at least k records."""
-    p = _local.params("cvmdav", gamma=gamma, cap=cap, last=last, step4=step4, zself=zself)
-    Z, k = prepare(Z, k)
-    return _local.run(cvmdav_kernel, Z, k, p["gamma"], 2 * k if p["cap"] == "2k" else 2 * k - 1,
-                      2 * k if p["last"] == "2k" else 2 * k - 1, p["step4"] == ">", p["zself"])
+    return threads.run(cvmdav_kernel, Z, k, gamma, 2 * k if cap == "2k" else 2 * k - 1,
+                       2 * k if last == "2k" else 2 * k - 1, step4 == ">", zself,
+                       parallel_min=engine.SEARCH_PARALLEL_MIN)

@@ -47,9 +47,8 @@ import pandas as pd
 from ..checks import as_matrix, check_int, check_size, columns
 from ..errors import MicroaggError
 from ..preprocess import check_finite, minmax_scale
-from ..registry import Param, register
-from . import _local
-from . import _mdav_kernel as mk
+from ..registry import Param, get_method, register
+from . import engine
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")
@@ -167,7 +166,7 @@ def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray)
             pool[j] = cand[labels[cand] < 0]
     if not seeds:
         raise MicroaggError(f"no group can be formed: some confidential class has fewer than k = {k} records.")
-    mk.assign_rest(Q, labels, labels < 0, len(seeds))  # leftovers: nearest group centroid, lowest group on ties
+    engine.assign_rest(Q, labels, labels < 0, len(seeds))  # leftovers: nearest group centroid, lowest group on ties
     return labels, np.array(seeds, dtype=np.int64)
 
 
@@ -229,20 +228,33 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
                    eta: float = 2.0, K: float = 1.0, tol: float = 1e-5, max_iter: int = 100,
                    seed: int = 0) -> HmPfsomTrace:
     """Run HM-pfsom recording every step (see :class:`HmPfsomTrace`); labels as :func:`hm_pfsom`."""
+    Z, k, p = get_method("partition", "hmpfsom").check(
+        Z, k, confidential=confidential, c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a,
+        b=b, m=m, eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed)
+    return _steps(Z, k, **p)
+
+
+def _inputs(Z, k, confidential=None) -> tuple[np.ndarray, int, dict]:
+    """HM-pfsom's input, checked: ``k`` >= 1 (records taken from every class), ``Z`` 2-D and finite (float64, its
+    memory order kept), at least one confidential column and one quasi-identifier, n >= k."""
     k = _check_k(k)
-    p = _local.params("hmpfsom", c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b, m=m,
-                      eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed)
     Z = as_matrix(Z, vector=False, order="K")
     check_finite(Z, what="attribute")
-    n, d = Z.shape
     if confidential is None or np.size(confidential) == 0:
         raise MicroaggError("HM-pfsom needs confidential attributes: pass confidential=[...] naming the sensitive "
                             "columns (the others are the quasi-identifiers).")
-    conf = columns(confidential, d, None, "confidential")
-    qi = np.setdiff1d(np.arange(d), conf)
-    if qi.size == 0:
+    conf = columns(confidential, Z.shape[1], None, "confidential")
+    if np.setdiff1d(np.arange(Z.shape[1]), conf).size == 0:
         raise MicroaggError("every column is confidential: HM-pfsom needs at least one quasi-identifier to mask.")
-    check_size(n, k)
+    check_size(Z.shape[0], k)
+    return Z, k, {"confidential": conf}
+
+
+def _steps(Z: np.ndarray, k: int, confidential, **p) -> HmPfsomTrace:
+    """:func:`hm_pfsom_steps` on validated input (``p``: every parameter)."""
+    n, d = Z.shape
+    conf = np.asarray(confidential, dtype=np.int64)
+    qi = np.setdiff1d(np.arange(d), conf)
     if p["c"] > n:
         raise MicroaggError(f"parameter 'c' of partition method 'hmpfsom' asks for {p['c']} sub-microdata of {n} "
                             "records: lower c (0 chooses it by PCAES).")
@@ -293,6 +305,7 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
     source="Abidi, Ben Yahia & Perera 2018, Algorithms 1-2, §3.3 (PFCM: Pal et al. 2005; PCAES: Wu & Yang 2005)",
     params=PARAMS,
     uses_roles=True,
+    inputs=_inputs,
 )
 def hm_pfsom(Z, k: int, confidential, **params) -> np.ndarray:
     """Group labels 0..m-1 of HM-pfsom (Abidi, Ben Yahia & Perera 2018, Algorithm 2) on ``Z`` with the
@@ -301,4 +314,4 @@ def hm_pfsom(Z, k: int, confidential, **params) -> np.ndarray:
     and at least k records of every confidential class of its sub-microdata. Parameters: :data:`PARAMS`.
     ``Z`` is not modified.
     """
-    return hm_pfsom_steps(Z, k, confidential, **params).labels
+    return _steps(Z, k, confidential, **params).labels

@@ -39,18 +39,16 @@ import numpy as np
 from numba import njit
 
 from ..registry import register
-from . import _local
-from . import _mdav_kernel as mk
-from ._validate import prepare
+from . import engine, threads
 
 
 @njit(cache=True, nogil=True)
 def iamat_kernel(Z, k, chunks, pmin):
     """Labels of literal IAMAT on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
+    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
     mu = S / n
-    c0, pos, rid, rrho, screen = mk._index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)
     members = np.empty(k, np.int64)
     n_live = n
@@ -59,12 +57,12 @@ def iamat_kernel(Z, k, chunks, pmin):
     g = 0
     while n_live >= k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = mk._index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
             dead = 0
             rstart = 0
-        r, rstart = mk._farthest_from_centroid(Z, alive, rid, rrho, rstart, mu, c0, zmax2)  # step 8
+        r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, mu, c0, zmax2)  # step 8
         zr = Z[r].copy()
-        pid, pd2, complete = _local.prefix(Z, zr, min(n_live, _local.prefix_size(k)), screen, alive, n_live)
+        pid, pd2, complete = engine.prefix(Z, zr, min(n_live, engine.prefix_size(k)), screen, alive, n_live)
         members[0] = r
         members[1] = pid[1] if pid[0] == r else pid[0]  # step 11: nearest to r (ties: lowest index)
         ing[members[0]] = True
@@ -73,13 +71,13 @@ def iamat_kernel(Z, k, chunks, pmin):
         total = Z[members[0]] + Z[members[1]]
         while nm < k:  # steps 15-26: the candidate nearest to the group's centroid
             gbar = total / nm
-            best, _ = _local.outside(Z, gbar, np.sqrt(mk._sqdist(gbar.reshape(1, d), 0, zr)), 1, ing, nm, -1,
+            best, _ = engine.outside(Z, gbar, np.sqrt(engine.sqdist(gbar.reshape(1, d), 0, zr)), 1, ing, nm, -1,
                                      pid, pd2, complete, screen, alive, n_live)
             members[nm] = best[0]
             ing[best[0]] = True
             total += Z[best[0]]
             nm += 1
-        _local.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1
@@ -99,5 +97,4 @@ def iamat_kernel(Z, k, chunks, pmin):
 )
 def iamat(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 of literal IAMAT on standardized ``Z``: groups of k, the last one up to 2k-1."""
-    Z, k = prepare(Z, k)
-    return _local.run(iamat_kernel, Z, k)
+    return threads.run(iamat_kernel, Z, k, parallel_min=engine.SEARCH_PARALLEL_MIN)

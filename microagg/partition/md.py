@@ -33,9 +33,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import Param, register
-from . import _local
-from . import _mdav_kernel as mk
-from ._validate import prepare
+from . import engine, threads
 
 TAILS = ("generic", "classic")
 
@@ -88,8 +86,8 @@ def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
         a = heap[0]
         if exact[a] and alive[partner[a]]:
             break
-        f, _ = mk._around(Z, Z[a].copy(), 1, True, screen)
-        key[a] = mk._sqdist(Z, f, Z[a])
+        f, _ = engine.around(Z, Z[a].copy(), 1, True, screen)
+        key[a] = engine.sqdist(Z, f, Z[a])
         exact[a] = True
         partner[a] = f
         _sift(heap, pos, key, 0, size)
@@ -105,7 +103,7 @@ def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
 @njit(cache=True)
 def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, size):
     """Emit group ``g`` and drop its members from the heap; returns the heap size."""
-    mk._emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+    engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
     for i in members:
         size = _drop(heap, hpos, key, size, i)
     return size
@@ -115,13 +113,13 @@ def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, si
 def md_kernel(Z, k, generic, chunks, pmin):
     """Labels of MD on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
-    c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
+    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
     key = np.empty(n)
     exact = np.zeros(n, np.bool_)
     partner = np.full(n, -1, np.int64)
     for j in range(n):
-        ub = (rrho[j] + rrho[0]) * (1.0 + _local.SLACK) + 1e-300
+        ub = (rrho[j] + rrho[0]) * (1.0 + engine.SLACK) + 1e-300
         key[rid[j]] = ub * ub
     heap = np.arange(n)
     hpos = np.arange(n)
@@ -133,11 +131,11 @@ def md_kernel(Z, k, generic, chunks, pmin):
     g = 0
     while n_live >= 2 * k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = mk._index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
             dead = 0
         r, s = _farthest_pair(Z, heap, hpos, key, exact, partner, alive, size, screen)
         zr = Z[r].copy()
-        _, near = mk._around(Z, zr, k, False, screen)
+        _, near = engine.around(Z, zr, k, False, screen)
         size = _take(Z, near, g, labels, alive, S, screen, pos, acc, heap, hpos, key, size)
         n_live -= k
         dead += k
@@ -145,8 +143,8 @@ def md_kernel(Z, k, generic, chunks, pmin):
         if generic and n_live < 2 * k:  # generic tail: 2k..3k-1 records were left, one group around r only
             break
         if not alive[s]:  # only with massive ties: s fell into r's group
-            s, _ = mk._around(Z, zr, 1, True, screen)
-        _, near = mk._around(Z, Z[s].copy(), k, False, screen)
+            s, _ = engine.around(Z, zr, 1, True, screen)
+        _, near = engine.around(Z, Z[s].copy(), k, False, screen)
         size = _take(Z, near, g, labels, alive, S, screen, pos, acc, heap, hpos, key, size)
         n_live -= k
         dead += k
@@ -158,7 +156,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
                 alive[i] = False
         g += 1
         n_live = 0
-    mk.assign_rest(Z, labels, alive, g)
+    engine.assign_rest(Z, labels, alive, g)
     return labels
 
 
@@ -177,6 +175,4 @@ def md_kernel(Z, k, generic, chunks, pmin):
 )
 def md(Z, k: int, tail: str = "generic") -> np.ndarray:
     """Group labels 0..m-1 of MD on standardized ``Z``; every group has at least k records."""
-    p = _local.params("md", tail=tail)
-    Z, k = prepare(Z, k)
-    return _local.run(md_kernel, Z, k, p["tail"] == "generic")
+    return threads.run(md_kernel, Z, k, tail == "generic", parallel_min=engine.SEARCH_PARALLEL_MIN)

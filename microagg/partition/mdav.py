@@ -25,78 +25,108 @@ Variants (docs/methods.md §2.1-2.4):
 
 If s falls into r's group (possible only when many records tie), s is re-chosen
 as the farthest remaining record from r.
+
+The queries run on the compiled engine of the family (``engine.py``), on the threads of ``threads.py``.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 import pandas as pd
+from numba import njit
 
-from ..errors import MicroaggError
-from ..registry import Param, register
-from . import _mdav_kernel as kernel
-from ._validate import prepare
+from ..registry import Param, get_method, register
+from . import engine, threads
 
-VARIANTS = {"generic": kernel.GENERIC, "classic": kernel.CLASSIC, "mdav1": kernel.MDAV1, "single": kernel.SINGLE}
-ROLES = {kernel.ROLE_CENTROID: "farthest from centroid", kernel.ROLE_OPPOSITE: "farthest from r",
-         kernel.ROLE_REST: "remaining records"}
-
-
-_KERNEL_LOCK = threading.Lock()  # numba's default thread pool is not re-entrant across Python threads
+GENERIC, CLASSIC, MDAV1, SINGLE = 0, 1, 2, 3
+ROLE_CENTROID, ROLE_OPPOSITE, ROLE_REST = 0, 1, 2
+VARIANTS = {"generic": GENERIC, "classic": CLASSIC, "mdav1": MDAV1, "single": SINGLE}
+ROLES = {ROLE_CENTROID: "farthest from centroid", ROLE_OPPOSITE: "farthest from r", ROLE_REST: "remaining records"}
 
 
-def kernel_threads() -> int:
-    """Threads for the compiled passes: numba's count, lowered to the cores other processes leave free.
+@njit(cache=True, nogil=True)
+def mdav_kernel(Z, k, variant, trace, chunks, pmin):
+    """Labels of MDAV ``variant`` on standardized ``Z``; with ``trace``, also the steps.
 
-    A pass split over threads waits for its slowest thread; when another process holds a core, the
-    operating system parks one thread for a time slice on every pass, and the thousands of short passes
-    of MDAV become slower than on one thread (10^5 records, 2 cores, one busy: 49 s on two threads,
-    6.6 s on one). Busy cores: the smaller of the 1-minute load average and the processes runnable right
-    now besides this one (Linux ``/proc/loadavg``), so neither this process's own recent work nor a
-    passing blip alone takes the threads away. The labels do not depend on the thread count.
+    Returns (labels, seeds, roles, refs, leftovers): for every group in order of
+    formation the record it was grown from (-1 for a final "remaining records"
+    group), the role of that record, and the point it was farthest from (centroid
+    of the remaining records for ROLE_CENTROID, the record r for ROLE_OPPOSITE);
+    without ``trace`` these three are empty. ``leftovers`` are the records (< k)
+    that joined the group with the nearest centroid at the end. Passes over at
+    least ``pmin`` remaining records are split over ``chunks`` threads.
     """
-    threads = numba.get_num_threads()
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return threads
-    try:
-        with open("/proc/loadavg") as f:
-            busy = min(busy, int(f.read().split()[3].split("/")[0]) - 1)
-    except (OSError, IndexError, ValueError):
-        pass
-    return max(1, min(threads, round((os.cpu_count() or threads) - busy)))
+    n, d = Z.shape
+    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
+    n_live = n
+    cap = n // k + 2 if trace else 0
+    seeds = np.empty(cap, np.int64)
+    roles = np.empty(cap, np.int64)
+    refs = np.empty((cap, d))
+
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+    dead = 0
+    rstart = 0
+
+    g = 0
+    loop_min = 3 * k if variant == GENERIC else 2 * k
+    while n_live >= loop_min:
+        if 4 * dead > screen[3]:  # compact once a quarter of the copy is dead
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+            dead = 0
+            rstart = 0
+        c = S / n_live
+        r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
+        zr = Z[r].copy()
+        s, members = engine.around(Z, zr, k, variant != SINGLE, screen)
+        engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
+        g += 1
+        n_live -= k
+        dead += k
+        if variant == SINGLE:
+            continue
+        if not alive[s]:  # only with massive ties: s fell into r's group
+            s, _ = engine.around(Z, zr, k, True, screen)
+        _, members = engine.around(Z, Z[s].copy(), k, False, screen)
+        engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        _record(trace, seeds, roles, refs, g, s, ROLE_OPPOSITE, zr)
+        g += 1
+        n_live -= k
+        dead += k
+
+    if (variant == GENERIC and n_live >= 2 * k) or (variant == MDAV1 and n_live >= k):
+        c = S / n_live
+        r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
+        _, members = engine.around(Z, Z[r].copy(), k, False, screen)
+        engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
+        g += 1
+        n_live -= k
+    if n_live >= k:
+        for i in range(n):
+            if alive[i]:
+                labels[i] = g
+                alive[i] = False
+        _record(trace, seeds, roles, refs, g, -1, ROLE_REST, np.full(d, np.nan))
+        g += 1
+        n_live = 0
+    return labels, seeds[:g], roles[:g], refs[:g], engine.assign_rest(Z, labels, alive, g)
 
 
-def call_kernel(func, Z, *args, parallel_min: int, threads: int | None = None):
-    """``func(Z, *args, threads, parallel_min)`` for a compiled partitioner, serialized only when it must be.
-
-    ``threads`` defaults to :func:`kernel_threads`. A pass over at least ``parallel_min`` live records splits
-    over numba's thread pool, which is not re-entrant across Python threads: calls that can reach it hold
-    ``_KERNEL_LOCK``. A call that cannot (fewer records than ``parallel_min``, or one thread) runs without the
-    lock, and since the kernels are compiled with ``nogil=True`` such calls run in parallel from Python
-    threads (the block engine).
-    """
-    threads = threads or kernel_threads()
-    if threads == 1 or Z.shape[0] < parallel_min:
-        return func(Z, *args, threads, parallel_min)
-    with _KERNEL_LOCK:
-        return func(Z, *args, threads, parallel_min)
+@njit(cache=True)
+def _record(trace, seeds, roles, refs, g, seed, role, ref):
+    """Trace of step ``g``: the seed record, its role and the point it was farthest from."""
+    if trace:
+        seeds[g] = seed
+        roles[g] = role
+        refs[g] = ref
 
 
-def _run(Z, k: int, code: int, trace: bool, parallel_min: int = kernel.PARALLEL_MIN, threads: int | None = None):
-    return call_kernel(kernel.mdav_kernel, Z, k, code, trace, parallel_min=parallel_min, threads=threads)
-
-
-def _variant_code(variant: str) -> int:
-    if variant not in VARIANTS:
-        raise MicroaggError(f"unknown MDAV variant {variant!r}; choose one of {list(VARIANTS)}.")
-    return VARIANTS[variant]
+def _run(Z, k: int, variant: str, trace: bool):
+    return threads.run(mdav_kernel, Z, k, VARIANTS[variant], trace, parallel_min=engine.PARALLEL_MIN)
 
 
 @register(
@@ -120,9 +150,7 @@ def mdav(Z, k: int, variant: str = "generic") -> np.ndarray:
 
     Every group has at least ``k`` records. ``Z`` is not modified.
     """
-    code = _variant_code(variant)
-    Z, k = prepare(Z, k)
-    labels, *_ = _run(Z, k, code, False)
+    labels, *_ = _run(Z, k, variant, False)
     return labels
 
 
@@ -146,9 +174,8 @@ class MdavTrace:
 
 def mdav_steps(Z, k: int, variant: str = "generic") -> MdavTrace:
     """Run MDAV recording every step; the labels are identical to :func:`mdav`'s."""
-    code = _variant_code(variant)
-    Z, k = prepare(Z, k)
-    labels, seeds, roles, refs, leftovers = _run(Z, k, code, True)
+    Z, k, params = get_method("partition", "mdav").check(Z, k, variant=variant)
+    labels, seeds, roles, refs, leftovers = _run(Z, k, params["variant"], True)
     members = [np.flatnonzero(labels == g) for g in range(len(seeds))]
     before = Z.shape[0] - np.concatenate([[0], np.cumsum([len(m) - np.isin(m, leftovers).sum() for m in members])])
     steps = pd.DataFrame({

@@ -31,8 +31,6 @@ import numpy as np
 
 from ..errors import MicroaggError
 from ..registry import Param, register
-from . import _local
-from ._validate import prepare
 from .optimal import sorted_groups
 
 GROUPINGS = ("fixed", "optimal")
@@ -82,9 +80,7 @@ def principal_axis(Z: np.ndarray) -> np.ndarray:
 )
 def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "fixed") -> np.ndarray:
     """Group labels 0..m-1 (from the lowest score) of the sorted projection of standardized ``Z``."""
-    p = _local.params("projection", axis=axis, column=column, grouping=grouping)
-    Z, k = prepare(Z, k)
-    return sorted_groups(projection_scores(Z, p["axis"], p["column"]), k, p["grouping"])
+    return sorted_groups(projection_scores(Z, axis, column), k, grouping)
 
 
 @register(
@@ -98,6 +94,4 @@ def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "f
 )
 def individual_ranking(Z, k: int, grouping: str = "fixed") -> np.ndarray:
     """Per-attribute labels (n x d): column t groups the records by attribute t alone."""
-    p = _local.params("individual_ranking", grouping=grouping)
-    Z, k = prepare(Z, k)
-    return np.column_stack([sorted_groups(Z[:, t], k, p["grouping"]) for t in range(Z.shape[1])])
+    return np.column_stack([sorted_groups(Z[:, t], k, grouping) for t in range(Z.shape[1])])

@@ -15,7 +15,7 @@ and Census, 1.1 for EIA); ``centroid="remaining"`` recomputes it over the
 unassigned records every iteration, as MDAV does, and fits the table worse. The
 papers are silent about leftovers: they join the nearest group centroid, as in MDAV.
 The test is strict and on unsquared distances; gamma = 0 never extends a group.
-Arithmetic and tie rules are MDAV's (``mdav.py``): squared distances summed
+Arithmetic and tie rules are the engine's (``engine.py``): squared distances summed
 attribute by attribute, lowest row index wins every tie.
 """
 
@@ -25,9 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import Param, register
-from . import _local
-from . import _mdav_kernel as mk
-from ._validate import prepare
+from . import engine, threads
 
 CENTROIDS = ("fixed", "remaining")
 
@@ -38,7 +36,7 @@ LIST = 32  # nearest outsiders kept per member (refetched if they all join the g
 @njit(cache=True)
 def _fill(Z, a, i, ze, lists, ldist, lcount, ing, nm, pid, pd2, complete, screen, alive, n_live):
     """Row ``a`` of the outsider lists: the nearest records of ``i`` outside the group (``i`` excluded)."""
-    li, ld = _local.outside(Z, Z[i], np.sqrt(mk._sqdist(Z, i, ze)), lists.shape[1], ing, nm, i, pid, pd2,
+    li, ld = engine.outside(Z, Z[i], np.sqrt(engine.sqdist(Z, i, ze)), lists.shape[1], ing, nm, i, pid, pd2,
                             complete, screen, alive, n_live)
     lcount[a] = li.shape[0]
     lists[a, :li.shape[0]] = li
@@ -56,9 +54,9 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     when it joins.
     """
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = mk.start(Z, chunks)
+    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
     mu = S / n
-    c0, pos, rid, rrho, screen = mk._index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)
     cap = 2 * k - 1
     members = np.empty(cap + 1, np.int64)
@@ -73,13 +71,13 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     while n_live >= k:
         if 4 * dead > screen[3]:
             anchor = mu if fixed else S / n_live
-            c0, pos, rid, rrho, screen = mk._index(Z, alive, anchor, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, anchor, zmax2, acc, chunks, cand, pmin)
             dead = 0
             rstart = 0
         c = mu if fixed else S / n_live
-        e, rstart = mk._farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
+        e, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
         ze = Z[e].copy()
-        pid, pd2, complete = _local.prefix(Z, ze, min(n_live, _local.prefix_size(k)), screen, alive, n_live)
+        pid, pd2, complete = engine.prefix(Z, ze, min(n_live, engine.prefix_size(k)), screen, alive, n_live)
         for a in range(k):
             members[a] = pid[a]
             ing[pid[a]] = True
@@ -88,7 +86,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
             _fill(Z, a, members[a], ze, lists, ldist, lcount, ing, nm, pid, pd2, complete, screen, alive, n_live)
         while nm < cap and n_live > nm:
             best = np.inf
-            emin = _local.NONE
+            emin = engine.NONE
             for a in range(nm):
                 j = 0
                 while j < lcount[a] and ing[lists[a, j]]:
@@ -107,11 +105,11 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
             members[nm] = emin
             ing[emin] = True
             nm += 1
-        _local.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1
-    mk.assign_rest(Z, labels, alive, g)
+    engine.assign_rest(Z, labels, alive, g)
     return labels
 
 
@@ -134,6 +132,4 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
 )
 def vmdav(Z, k: int, gamma: float = 0.2, centroid: str = "fixed") -> np.ndarray:
     """Group labels 0..m-1 of V-MDAV on standardized ``Z``; groups of k..2k-1 (larger only by leftovers)."""
-    p = _local.params("vmdav", gamma=gamma, centroid=centroid)
-    Z, k = prepare(Z, k)
-    return _local.run(vmdav_kernel, Z, k, p["gamma"], p["centroid"] == "fixed")
+    return threads.run(vmdav_kernel, Z, k, gamma, centroid == "fixed", parallel_min=engine.SEARCH_PARALLEL_MIN)

@@ -56,3 +56,17 @@ def test_inputs_are_not_modified_and_labels_may_be_any_integers():
 def test_bad_labels(labels, fragment):
     with pytest.raises(ma.MicroaggError, match=fragment):
         ma.aggregate.mean(np.zeros((4, 1)), labels)
+
+
+def test_the_kernels_are_called_on_checked_input():
+    from microagg.registry import get_method
+
+    for name, kernel in (("mean", ma.aggregate.mean.__wrapped__), ("median", ma.aggregate.median.__wrapped__)):
+        method = get_method("aggregate", name)
+        assert method.func is getattr(ma.aggregate, name) and method.kernel is kernel
+        Z = np.arange(8.0).reshape(4, 2)
+        assert np.array_equal(kernel(Z, np.array([0, 0, 1, 1])), method.func(Z, [5, 5, 9, 9]))
+        with pytest.raises(ma.MicroaggError, match="2-D"):
+            method.func(np.arange(4.0), [0, 0, 1, 1])
+        with pytest.raises(ma.MicroaggError, match="non-finite"):
+            method.func([[0.0, np.inf], [1.0, 2.0]], [0, 0])

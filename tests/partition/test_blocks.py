@@ -1,4 +1,3 @@
-import importlib
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -7,9 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg.partition import block_partition, split_blocks
-
-mdav_module = importlib.import_module("microagg.partition.mdav")
+from microagg.partition import block_partition, split_blocks, threads
+from microagg.partition.mdav import mdav_kernel
 
 
 def normal(n, d=4, seed=0):
@@ -108,7 +106,7 @@ def test_kernel_calls_from_threads_on_both_paths():
     want = [ma.partition.mdav(Z, 3) for Z in Zs]
     for pmin in (0, 1 << 40):
         with ThreadPoolExecutor(3) as pool:
-            got = list(pool.map(lambda Z, p=pmin: mdav_module._run(Z, 3, 0, False, parallel_min=p)[0], Zs))
+            got = list(pool.map(lambda Z, p=pmin: threads.run(mdav_kernel, Z, 3, 0, False, parallel_min=p)[0], Zs))
         assert all(np.array_equal(a, b) for a, b in zip(got, want))
 
 
@@ -196,3 +194,44 @@ def test_engine_options_belong_to_their_engine():
         ma.microaggregate(df, 3, engine="dask")
     with pytest.raises(ma.MicroaggError, match="n_jobs must be an integer >= 1"):
         ma.engines.Blocks(n_jobs=0)
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((normal(20), 1), {}), ((normal(20), 2.5), {}), ((normal(20), "3"), {}), ((normal(5), 6), {}),
+    ((np.where(np.eye(20, 4) > 0, np.nan, normal(20)), 3), {}), ((normal(20)[:0], 3), {}),
+    ((normal(20), 3), {"method": "vmdav", "gamma": -1.0}), ((normal(20), 3), {"method": "mdav", "variant": "x"}),
+])
+def test_bad_input_is_refused_as_the_method_refuses_it(args, kwargs):
+    method = kwargs.pop("method", "mdav")
+    with pytest.raises(ma.MicroaggError) as alone:
+        getattr(ma.partition, method)(*args, **kwargs)
+    with pytest.raises(ma.MicroaggError) as blocked:
+        block_partition(*args, method=method, block_size=10, **kwargs)
+    assert str(blocked.value) == str(alone.value)
+
+
+def test_input_and_parameters_are_checked_once_and_every_block_goes_to_the_kernel(monkeypatch):
+    from dataclasses import replace
+
+    from microagg import registry
+
+    Z = normal(400, 3)
+    calls, blocks = [], []
+    method = registry.get_method("partition", "vmdav")
+
+    def kernel(Zb, k, **params):
+        blocks.append((Zb.flags.c_contiguous and Zb.dtype == np.float64, type(k), params))
+        return method.kernel(Zb, k, **params)
+
+    def inputs(Z, k):
+        calls.append("inputs")
+        return (*registry.partition_input(Z, k), {})
+
+    resolve = registry.Method.resolve
+    monkeypatch.setattr(registry.Method, "resolve", lambda self, p: calls.append("resolve") or resolve(self, p))
+    monkeypatch.setitem(registry._REGISTRY["partition"], "vmdav", replace(method, kernel=kernel, inputs=inputs))
+    labels = block_partition(Z, 3, "vmdav", block_size=100, gamma=1.1)
+    assert calls == ["resolve", "inputs"] and len(blocks) == np.bincount(split_blocks(Z, 3, 100)).size
+    assert all(b == (True, int, {"gamma": 1.1, "centroid": "fixed"}) for b in blocks)
+    monkeypatch.undo()
+    assert np.array_equal(labels, block_partition(Z, 3, "vmdav", block_size=100, gamma=1.1))

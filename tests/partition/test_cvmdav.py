@@ -7,6 +7,7 @@ import pytest
 import microagg as ma
 from microagg import published
 from microagg.metrics import partition_information_loss
+from microagg.partition import threads
 
 from .reference_methods import reference_cvmdav
 
@@ -62,8 +63,8 @@ def test_high_dimensional_data_uses_the_screened_pass():
     Z = np.random.default_rng(9).standard_normal((300, 10))
     for k in (3, 6):
         assert np.array_equal(ma.partition.cvmdav(Z, k), reference_cvmdav(Z, k))
-        labels = module._local.run(module.cvmdav_kernel, Z, k, 1.1, 2 * k, 2 * k - 1, True, False,
-                                   parallel_min=0, threads=2)
+        labels = threads.run(module.cvmdav_kernel, Z, k, 1.1, 2 * k, 2 * k - 1, True, False, parallel_min=0,
+                             threads=2)
         assert np.array_equal(labels, reference_cvmdav(Z, k))  # passes split over threads
 
 

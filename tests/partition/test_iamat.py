@@ -6,6 +6,7 @@ import pytest
 import microagg as ma
 from microagg import published
 from microagg.metrics import partition_information_loss
+from microagg.partition import threads
 
 from .reference_methods import product_iamat, reference_iamat
 
@@ -37,7 +38,7 @@ def test_engine_equals_reference_on_random_and_high_dimensional_data(seed):
     Z = rng.standard_normal((int(rng.integers(50, 300)), int(rng.integers(2, 12))))
     for k in (2, 3, 5, 8):
         assert np.array_equal(ma.partition.iamat(Z, k), reference_iamat(Z, k)), k
-        threaded = module._local.run(module.iamat_kernel, Z, k, parallel_min=0, threads=2)  # passes split over threads
+        threaded = threads.run(module.iamat_kernel, Z, k, parallel_min=0, threads=2)  # passes split over threads
         assert np.array_equal(threaded, reference_iamat(Z, k)), k
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
+from microagg.partition import threads
 
 from .reference_methods import reference_md
 
@@ -36,7 +37,7 @@ def test_threaded_passes_equal_reference():
     module = importlib.import_module("microagg.partition.md")
     W = np.random.default_rng(7).standard_normal((200, 6))
     for generic in (True, False):
-        labels = module._local.run(module.md_kernel, W, 3, generic, parallel_min=0, threads=2)
+        labels = threads.run(module.md_kernel, W, 3, generic, parallel_min=0, threads=2)
         assert np.array_equal(labels, reference_md(W, 3, "generic" if generic else "classic"))
 
 

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 import microagg as ma
 from microagg import published
 from microagg.metrics import partition_information_loss
+from microagg.partition import threads
+from microagg.registry import partition_input
 
 from .reference import reference_mdav
 from .strategies import data_and_k
@@ -92,8 +94,8 @@ def test_parallel_screening_path_equals_reference():
     wide = rng.standard_normal((120, 4)) * np.array([1e-6, 1.0, 1e4, 1e9])
     for Z in (base, wide, np.vstack([wide, wide[:40]])):
         for variant, code in mdav_module.VARIANTS.items():
-            Zc, k = mdav_module.prepare(Z, 3)
-            labels = mdav_module._run(Zc, k, code, False, parallel_min=0, threads=2)[0]
+            Zc, k = partition_input(Z, 3)
+            labels = threads.run(mdav_module.mdav_kernel, Zc, k, code, False, parallel_min=0, threads=2)[0]
             assert np.array_equal(labels, reference_mdav(Z, 3, variant))
 
 
@@ -166,7 +168,7 @@ def test_bad_arrays():
         ma.partition.mdav(np.array([[0.0, np.nan], [1, 2], [3, 4]]), 2)
     with pytest.raises(ma.MicroaggError, match="at least k"):
         ma.partition.mdav(np.zeros((3, 2)), 5)
-    with pytest.raises(ma.MicroaggError, match="unknown MDAV variant"):
+    with pytest.raises(ma.MicroaggError, match="parameter 'variant' of partition method 'mdav' must be one of"):
         ma.partition.mdav(np.zeros((10, 2)), 2, variant="fancy")
     with pytest.raises(ma.MicroaggError, match="numeric"):
         ma.partition.mdav([["a", "b"], ["c", "d"]], 2)
@@ -175,26 +177,3 @@ def test_bad_arrays():
 def test_float_k_with_integer_value_is_accepted():
     x = np.arange(20.0)[:, None]
     assert np.array_equal(ma.partition.mdav(x, 4.0), ma.partition.mdav(x, 4))
-
-
-def test_kernel_threads_leave_busy_cores_alone(monkeypatch):
-    import io
-
-    import numba
-
-    from microagg.partition.mdav import kernel_threads
-
-    def machine(load, runnable):
-        monkeypatch.setattr(mdav_module.os, "getloadavg", lambda: (load, load, load))
-        monkeypatch.setattr(mdav_module, "open", lambda *a: io.StringIO(f"{load} {load} {load} {runnable}/100 7"),
-                            raising=False)
-        return kernel_threads()
-
-    monkeypatch.setattr(mdav_module.os, "cpu_count", lambda: 2)
-    both = min(2, numba.get_num_threads())
-    assert machine(2.0, 3) == 1  # two other processes running: one thread, no waiting on a parked one
-    assert machine(2.0, 1) == both  # the load is this process's own past work
-    assert machine(0.1, 3) == both  # a blip: nothing was busy over the last minute
-    Zc, k = mdav_module.prepare(np.random.default_rng(3).standard_normal((300, 4)), 3)
-    assert np.array_equal(mdav_module._run(Zc, k, 0, False, parallel_min=0, threads=1)[0],
-                          mdav_module._run(Zc, k, 0, False, parallel_min=0, threads=2)[0])

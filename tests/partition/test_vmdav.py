@@ -6,6 +6,8 @@ import pytest
 import microagg as ma
 from microagg import published
 from microagg.metrics import partition_information_loss
+from microagg.partition import engine, threads
+from microagg.registry import partition_input
 
 from .reference_methods import reference_vmdav
 
@@ -62,11 +64,10 @@ def test_screened_pass_fallback_equals_reference():
     # 10 independent dimensions: the prefix bounds fail and the queries go through the (parallel) screened pass
     rng = np.random.default_rng(5)
     Z = rng.standard_normal((400, 10))
-    Zc, k = vmdav_module.prepare(Z, 3)
+    Zc, k = partition_input(Z, 3)
     for gamma in (0.2, 1.1):
-        for parallel_min in (0, vmdav_module._local.PARALLEL_MIN):
-            labels = vmdav_module._local.run(vmdav_module.vmdav_kernel, Zc, k, gamma, True,
-                                             parallel_min=parallel_min, threads=2)
+        for parallel_min in (0, engine.SEARCH_PARALLEL_MIN):
+            labels = threads.run(vmdav_module.vmdav_kernel, Zc, k, gamma, True, parallel_min=parallel_min, threads=2)
             assert np.array_equal(labels, reference_vmdav(Z, 3, gamma))
 
 
