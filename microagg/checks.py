@@ -18,7 +18,7 @@ def check_int(value, low: int, rule: str, too_small=None) -> int:
     Otherwise raises "``rule``; got value.", or, for an integer below ``low``, ``too_small(value)`` if given.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if not (isinstance(value, numbers.Real) and float(value).is_integer()):
+        if isinstance(value, bool) or not (isinstance(value, numbers.Real) and float(value).is_integer()):
             raise MicroaggError(f"{rule}; got {value!r}.")
         value = int(value)
     if value < low:
