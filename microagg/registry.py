@@ -15,8 +15,10 @@ the method's *kernel* (``Method.kernel``, which assumes validated input) and ret
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import numbers
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -315,3 +317,11 @@ def methods(kind: str) -> list[Method]:
     """All registered methods of ``kind`` in registration order."""
     return list(_REGISTRY[kind].values())
 
+
+def discover(package: str, path) -> None:
+    """Import every public module of ``package`` (its folder ``path``) in name order, so that a method written in a
+    new file of ``partition/`` or ``aggregate/`` registers itself without another file naming it (README,
+    "Architecture"). Modules imported already are not run again."""
+    for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package}.{info.name}")

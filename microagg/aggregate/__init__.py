@@ -3,4 +3,10 @@
 from .basic import mean, median
 from .p3m import P3MResult, p3m, p3m_solve
 
-__all__ = ["check_labels", "mean", "median", "p3m", "p3m_solve", "P3MResult"]
+# isort: split
+# Any other module of this folder registers its methods after the ones above, in name order.
+from ..registry import discover
+
+discover(__name__, __path__)
+
+__all__ = ["mean", "median", "p3m", "p3m_solve", "P3MResult"]

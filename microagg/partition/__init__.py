@@ -30,6 +30,12 @@ from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
 # The thread setting of the compiled partitioners (threads.set_threads, threads.use_threads, MICROAGG_THREADS).
 from . import threads
 
+# isort: split
+# Any other module of this folder registers its methods after the ones above, in name order.
+from ..registry import discover
+
+discover(__name__, __path__)
+
 __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
            "diverse_groups", "pfcm", "pcaes", "select_pfcm", "block_partition", "split_blocks", "DEFAULT_BLOCK_SIZE",
