@@ -33,7 +33,6 @@ from .errors import MicroaggError
 from .io import read_csv, write_csv
 from .labels import check_labels, pooled_labels
 from .metrics import group_stats, k_anonymity
-from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
 from .metrics.risk import exact_cells
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
@@ -41,6 +40,7 @@ from .preprocess import Standardizer, as_frame, check_scale, numeric_matrix, sel
 from .preprocess import renormalize as _renormalize
 from .registry import Method, get_method
 from .safety import chosen_identifiers, class_ids, key_codes, meaningful_index, permutation
+from .wishes import NAMES as WISHES
 
 if TYPE_CHECKING:
     from .scale import DaskRelease
@@ -115,8 +115,8 @@ class Release:
             raise MicroaggError(f"this release's confidential columns are {self.confidential}; SSE_i is computed on "
                                 "them, so leave 'confidential' out of report().")
         if get_method("aggregate", self.params["aggregation"]).personalized:
-            for name, value in sl_arguments(self.params).items():
-                params.setdefault(name, value)
+            for name in WISHES:
+                params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.in_input_order()[self.masked].to_numpy(dtype=np.float64)
         Zc = standardize(self.original, self.confidential) if self.confidential else None
