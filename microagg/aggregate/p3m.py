@@ -139,7 +139,7 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
     read ``status``.
     """
     Z, lab = _check_data(Z, labels, k)
-    n, d = Z.shape
+    d = Z.shape[1]
     alpha = _check_alpha(alpha)
     D, W = cells(Z, delta, relative, w, weights, w_seed)
     if relative and (np.asarray(delta, dtype=np.float64) <= 0).any():
