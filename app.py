@@ -25,10 +25,12 @@ from microagg.engines import MEMORY
 from microagg.explore import risk_utility, satisfaction_grid, satisfaction_over_alpha
 from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
-from microagg.metrics.privacy import PRIVACY_KEYS, breaches, resolve_weights, sl_arguments
+from microagg.metrics.privacy import breaches
 from microagg.metrics.risk import RULE_TITLES, RULES
 from microagg.registry import Method, Param, get_method, methods
 from microagg.roles import column_roles
+from microagg.wishes import NAMES as WISHES
+from microagg.wishes import cells
 
 DOCS = Path(__file__).resolve().parent / "docs"
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
@@ -343,7 +345,7 @@ class Setup:
     def privacy(self) -> dict:
         src = self.privacy_source
         values = self.aparams if src is self.agg else src.defaults()
-        return {n: v for n, v in values.items() if n in PRIVACY_KEYS}
+        return {n: v for n, v in values.items() if n in WISHES}
 
 
 def data_section() -> tuple[pd.DataFrame, str, list[str]]:
@@ -522,7 +524,7 @@ def compute(s: Setup) -> Result:
     """The partition and the release of the sidebar's choices (cached); MicroaggError propagates."""
     if s.part.name == "mdav":
         wait_for_mdav()
-    ekey = tuple(sorted({**s.eparams, **sl_arguments(s.privacy)}.items()))
+    ekey = tuple(sorted({**s.eparams, **s.privacy}.items()))
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
                               tuple(s.strata))
     protected, in_order, report, Z, Zp, params, said = release(s.df, tuple(s.masked), tuple(s.confidential),
@@ -678,8 +680,7 @@ def tab_aggregation(s: Setup, r: Result) -> None:
     st.write("The same partition, aggregated by every registered aggregation (default parameters for the ones not "
              "selected in the sidebar). A **breach** is a released value closer than Δ to its original: the "
              "owner's wish not met, which P3M tries to avoid.")
-    sl_args = sl_arguments(s.privacy)
-    ekey = tuple(sorted({**s.eparams, **sl_args}.items()))
+    ekey = tuple(sorted({**s.eparams, **s.privacy}.items()))
     rows, released = [], {}
     for m in methods("aggregate"):
         ap = s.akey if m.name == s.agg.name else tuple(sorted(m.defaults().items()))
@@ -691,7 +692,7 @@ def tab_aggregation(s: Setup, r: Result) -> None:
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
-        breach = breaches(r.Z, Zp_m, sl_args["delta"], sl_args["relative"])
+        breach = breaches(r.Z, Zp_m, s.privacy["delta"], s.privacy["relative"])
         released[m.title] = (prot_m, breach)
         v = overall(rep_m)
         rows.append({"aggregation": m.title, "IL (%)": float(v["IL"]), "IL of the group means (%)":
@@ -818,7 +819,6 @@ def tab_privacy(s: Setup, r: Result) -> None:
              "satisfaction level SL is the weighted share of wishes met.")
     alphas = tuple(np.round(np.linspace(0, 1, 11), 2))
     privacy = s.privacy
-    sl_args = sl_arguments(privacy)
     try:
         frame = sl_alpha(r.Z, r.labels, alphas, tuple(sorted(privacy.items())))
     except ma.MicroaggError as exc:
@@ -826,7 +826,7 @@ def tab_privacy(s: Setup, r: Result) -> None:
     else:
         left, right = st.columns([3, 2])
         left.plotly_chart(plots.satisfaction_over_alpha(frame), width="stretch")
-        W = resolve_weights(sl_args["w"], *r.Z.shape, sl_args["w_seed"])
+        W = cells(r.Z, **privacy)[1]
         if np.ptp(W) > 0:
             right.plotly_chart(plots.weights_histogram(W), width="stretch")
         else:

@@ -258,10 +258,10 @@ def reproduce_sl() -> pd.DataFrame:
     """
     rows = []
     for table, sets in published.MORTAZAVI_SL_MDAV.items():
-        w, tol = published.MORTAZAVI_SL_WEIGHTS[table], published.MORTAZAVI_SL_TOLERANCE[table]
+        wishes, tol = published.MORTAZAVI_SL_WEIGHTS[table], published.MORTAZAVI_SL_TOLERANCE[table]
         for name, values in sets.items():
             for k, pub in zip(published.K_MORTAZAVI, values):
-                ours = satisfaction_level(*_mdav_z(name, k, "classic", True), delta=0.1, w=w, w_seed=1)
+                ours = satisfaction_level(*_mdav_z(name, k, "classic", True), delta=0.1, **wishes)
                 rows.append({"table": f"Mortazavi & Jalili 2017 {table}", "row": "MDAV SL", "variant": "classic",
                              "data": name,
                              "k": k, "published": pub, "ours": round(ours, 4),
@@ -336,12 +336,11 @@ def reproduce_p3m(local: bool = False) -> pd.DataFrame:
             base = _renormalize(mean(Z, labels))
             for table, pub, weights, tol in (("Mortazavi & Jalili 2017, Table 2", pub2, "given", 0.1),
                                              ("Mortazavi & Jalili 2017, Table 3", pub3, "random", 1.0)):
-                w = 0.001 if weights == "given" else "random"
                 res = p3m_solve(Z, labels, alpha=0.5, delta=0.1, w=0.001, weights=weights, w_seed=1)
-                ours = satisfaction_level(Z, res.Zp, 0.1, w, w_seed=1)
+                ours = satisfaction_level(Z, res.Zp, 0.1, 0.001, weights=weights, w_seed=1)
                 row = {"table": table, "data": name, "k": k, "w": "0.001" if weights == "given" else "rand",
                        "published": pub, "ours": round(ours, 2), "MDAV (ours)":
-                       round(satisfaction_level(Z, base, 0.1, w, w_seed=1), 2),
+                       round(satisfaction_level(Z, base, 0.1, 0.001, weights=weights, w_seed=1), 2),
                        "objective": round(float(res.objective.sum()), 4),
                        "dual bound": round(float(res.dual_bound.sum()), 4),
                        "certified": f"{int(res.certified.sum())}/{len(res.status)}",
@@ -349,7 +348,7 @@ def reproduce_p3m(local: bool = False) -> pd.DataFrame:
                 if local:
                     loc = p3m_solve(Z, labels, alpha=0.5, delta=0.1, w=0.001, weights=weights, w_seed=1,
                                     solver="trust-constr")
-                    row["local SL"] = round(satisfaction_level(Z, loc.Zp, 0.1, w, w_seed=1), 2)
+                    row["local SL"] = round(satisfaction_level(Z, loc.Zp, 0.1, 0.001, weights=weights, w_seed=1), 2)
                     row["local objective"] = round(float(loc.objective.sum()), 4)
                 row["note"] = "" if weights == "given" else "local optima differ by up to ~1 pp (README, P3M)"
                 rows.append(row)

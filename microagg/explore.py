@@ -11,12 +11,14 @@ import pandas as pd
 
 from .checks import percent
 from .labels import pooled_labels
-from .metrics import group_stats, information_loss, pil, sst
-from .metrics.privacy import PRIVACY_KEYS, sl_arguments
-from .metrics.risk import Linkage, check_rule, exact_cells, interval_disclosure
+from .metrics import group_stats
+from .metrics.report import context
+from .metrics.risk import RULE_METRICS, check_rule
 from .pipeline import microaggregate
+from .wishes import NAMES as WISHES
 
-RU_COLUMNS = ["method", "k", "IL", "PIL", "DLD", "SDID", "exact cells", "exact records", "k-anonymous", "seconds"]
+SWEPT = ("IL", "PIL", "DLD", "SDID", "exact cells", "exact records")  # registered metrics; DLD by the chosen rule
+RU_COLUMNS = ["method", "k", *SWEPT, "k-anonymous", "seconds"]
 COMPARE_COLUMNS = ["run", "method", "k", "IL", "DLD", "groups", "k-anonymous", "seconds"]
 
 Runs = Mapping[str, tuple[str, dict]] | Sequence[str]
@@ -29,8 +31,8 @@ def _runs(runs: Runs) -> dict[str, tuple[str, dict]]:
 
 def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: float, dld_rule: str,
            progress: Callable[[float, str], None] | None, **params) -> pd.DataFrame:
-    """One row per (run, k): IL, PIL, DLD, SDID, exact cells and records, groups, k-anonymity and time of
-    ``microaggregate``.
+    """One row per (run, k): the metrics :data:`SWEPT` (computed as registered in ``microagg.metrics.registry``,
+    DLD by ``dld_rule``), groups, k-anonymity and time of ``microaggregate``.
 
     One nearest-neighbour linkage serves DLD and SDID. A method that is not record-level (individual
     ranking) warns that its release is not k-anonymous: the ``k-anonymous`` column says so instead.
@@ -47,18 +49,15 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
             rel = microaggregate(data, k, method=method, aggregation=aggregation, columns=columns,
                                  method_params=dict(mp), **params)
         seconds = time.perf_counter() - t0
-        link = Linkage(rel.Z, rel.Zp)
-        cells, records = exact_cells(rel.original[rel.masked], rel.in_input_order()[rel.masked])
-        rows.append({"run": label, "method": method, "k": k, "IL": _il(rel.Z, rel.Zp),
-                     "PIL": pil(rel.Z, rel.Zp), "DLD": link.dld(dld_rule),
-                     "SDID": interval_disclosure(rel.Z, rel.Zp, link.nearest, p),
-                     "exact cells": cells, "exact records": records,
+        ctx = context(rel.original[rel.masked].to_numpy(np.float64), rel.in_input_order()[rel.masked].to_numpy(
+            np.float64), rel.Z, rel.Zp, rel.masked, p=p)
+        rows.append({"run": label, "method": method, "k": k,
+                     **{name: ctx.value(RULE_METRICS[dld_rule] if name == "DLD" else name) for name in SWEPT},
                      "groups": group_stats(pooled_labels(rel.labels))["groups"],
                      "k-anonymous": rel.anonymity["k_anonymous"], "seconds": seconds})
         if progress is not None:
             progress((i + 1) / len(todo), f"{label}, k = {k}")
-    return pd.DataFrame(rows, columns=["run", *COMPARE_COLUMNS[1:5], "PIL", "SDID", "exact cells", "exact records",
-                                       *COMPARE_COLUMNS[5:]])
+    return pd.DataFrame(rows, columns=["run", "method", "k", *SWEPT, "groups", "k-anonymous", "seconds"])
 
 
 def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation: str = "mean",
@@ -95,20 +94,21 @@ def compare_methods(data, k: int, runs: Runs, aggregation: str = "mean",
 def satisfaction_over_alpha(Z, labels, alphas: Sequence[float], **privacy) -> pd.DataFrame:
     """SL (Mortazavi & Jalili 2017, Eq. 13) of P3M at each α beside the renormalized mean's (Eq. 5), on one partition.
 
-    ``privacy`` holds P3M's Δ and w settings (delta, relative, w, weights, w_seed). One row per α:
-    SL of P3M, SL of the renormalized mean, IL of P3M, and the solver's status per attribute.
+    ``privacy`` holds the owners' wishes (``microagg.wishes``: delta, relative, w, weights, w_seed; other keys are
+    ignored). One row per α: SL of P3M, SL of the renormalized mean, IL of P3M, and the solver's status per attribute.
     """
     from .aggregate import mean, p3m_solve
-    from .metrics import satisfaction_level
+    from .metrics import information_loss, satisfaction_level, sst
     from .preprocess import renormalize
 
-    spec = sl_arguments(privacy)
-    base = satisfaction_level(Z, renormalize(mean(Z, labels)), **spec)
+    wishes = {name: value for name, value in privacy.items() if name in WISHES}
+    base = satisfaction_level(Z, renormalize(mean(Z, labels)), **wishes)
     rows = []
     for a in alphas:
-        res = p3m_solve(Z, labels, alpha=float(a), **{k: v for k, v in privacy.items() if k in PRIVACY_KEYS})
-        rows.append({"alpha": float(a), "SL P3M": satisfaction_level(Z, res.Zp, **spec), "SL mean (renormalized)": base,
-                     "IL P3M": _il(Z, res.Zp),
+        res = p3m_solve(Z, labels, alpha=float(a), **wishes)
+        rows.append({"alpha": float(a), "SL P3M": satisfaction_level(Z, res.Zp, **wishes),
+                     "SL mean (renormalized)": base,
+                     "IL P3M": float("nan") if sst(Z) == 0 else information_loss(Z, res.Zp),
                      "certified": bool(np.all(res.certified)), "status": ", ".join(sorted(set(res.status)))})
     return pd.DataFrame(rows)
 
@@ -128,7 +128,3 @@ def satisfaction_grid(data, ks: Sequence[int], alphas: Sequence[float], method: 
             progress((i + 1) / len(ks), f"k = {k}")
     return pd.DataFrame(rows)
 
-
-def _il(Z, Zp) -> float:
-    """IL, or NaN when it is undefined because every record is identical (SST = 0)."""
-    return float("nan") if sst(Z) == 0 else information_loss(Z, Zp)

@@ -98,7 +98,7 @@ MORTAZAVI_SL_MDAV = {
     "Table 3": {"tarragona": ("29.37", "33.36", "36.70", "47.09"), "census": ("53.74", "59.22", "62.41", "69.60"),
                 "eia": ("5.60", "7.42", "10.78", "17.22")},
 }
-MORTAZAVI_SL_WEIGHTS = {"Table 2": 0.001, "Table 3": "random"}
+MORTAZAVI_SL_WEIGHTS = {"Table 2": {"w": 0.001}, "Table 3": {"weights": "random", "w_seed": 1}}
 MORTAZAVI_SL_TOLERANCE = {"Table 2": 0.02, "Table 3": 0.05}  # percentage points
 
 # Mortazavi & Jalili 2017, Table 4, MDAV column: SI (%) = ((DLD + SDID)/2 + PIL)/2 of MDAV. Not reproduced (PIL's

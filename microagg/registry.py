@@ -204,7 +204,7 @@ class Method:
         """Whether the aggregation takes the owners' privacy wishes Δ and w (registered with
         ``personalized_privacy=True``, Mortazavi & Jalili 2017, §4): its
         ``delta``/``relative``/``w``/``weights``/``w_seed``
-        are then the settings of SL in its release's report (``metrics.privacy.sl_arguments``)."""
+        are then the settings of SL in its release's report (``microagg.wishes``)."""
         return bool(self.extras.get("personalized_privacy", False))
 
     def param(self, name: str) -> Param:

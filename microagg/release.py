@@ -20,11 +20,11 @@ from .errors import MicroaggError
 from .io import write_csv
 from .labels import pooled_labels
 from .metrics import group_stats
-from .metrics.privacy import sl_arguments
 from .metrics.report import evaluate_arrays
 from .preprocess import Standardizer, standardize
 from .registry import get_method
 from .rows import NOT_RECORD_LEVEL, column_rows, group_rows, safety_rows
+from .wishes import NAMES as WISHES
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ class Release:
             raise MicroaggError(f"this release's confidential columns are {self.confidential}; SSE_i is computed on "
                                 "them, so leave 'confidential' out of report().")
         if get_method("aggregate", self.params["aggregation"]).personalized:
-            for name, value in sl_arguments(self.params).items():
-                params.setdefault(name, value)
+            for name in WISHES:
+                params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.in_input_order()[self.masked].to_numpy(dtype=np.float64)
         Zc = standardize(self.original, self.confidential) if self.confidential else None

@@ -52,7 +52,7 @@ from .errors import MicroaggError
 from .io import csv_header, read_csv
 from .metrics import dld, k_anonymity, sse
 from .metrics.anonymity import size_stats
-from .metrics.registry import get_metric
+from .metrics.registry import metrics
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
 from .partition.univariate import principal_axis
 from .preprocess import Standardizer, _is_numeric, as_frame, check_scale
@@ -710,24 +710,25 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
     def add(metric, value, unit="", direction="", source=""):
         rows.append(report_row(metric, value, unit, direction, source))
 
-    def registered(name, value, note):
-        m = get_metric(name)
-        add(name, value, m.unit, m.direction, f"{m.source}; {note}")
-
     total = sum(s["sse"] for s in stats)
     reduction = "sum over the partitions"
-    registered("IL", 100.0 * total / sst if sst > 0 else float("nan"), reduction)
-    registered("SSE", total, reduction)
-    registered("SST", sst, reduction)
+    computed = {"IL": (100.0 * total / sst if sst > 0 else float("nan"), reduction), "SSE": (total, reduction),
+                "SST": (sst, reduction)}
     linked = [s["dld"] for s in stats if s["dld"] is not None]
     if linked:
         Zs, Zps = (np.concatenate(a) for a in zip(*linked))
         where = ("all records" if len(Zs) == n else
                  f"SAMPLE of {len(Zs)} of {n} records (whole blocks), linked within the sample: fewer decoys "
                  "than in the whole release, so it tends to overstate the risk")
-        registered("DLD", dld(Zs, Zps), where)
-    else:
-        add("DLD", "not computed (dld_sample = 0)", "%", "lower is better")
+        computed["DLD"] = (dld(Zs, Zps), where)
+    for m in metrics():  # every registered metric: computed here, or said not to be
+        if m.name in computed:
+            value, note = computed[m.name]
+            add(m.name, value, m.unit, m.direction, f"{m.source}; {note}")
+        elif m.name == "DLD":
+            add("DLD", "not computed (dld_sample = 0)", m.unit, m.direction)
+        else:
+            add(m.name, "not computed at this scale", m.unit, m.direction, m.source)
     counts = np.zeros(max(len(s["size_counts"]) for s in stats), dtype=np.int64)
     for s in stats:
         counts[:len(s["size_counts"])] += s["size_counts"]

@@ -136,7 +136,7 @@ def test_parameters_with_an_effect_still_pass(frame):
 
 
 def test_a_per_record_w_is_never_read_per_attribute():
-    from microagg.metrics.privacy import resolve_weights
+    from microagg.wishes import resolve_weights
 
     df = pd.DataFrame({"a": [1.5, 2, 3, 4], "b": [4.5, 1, 3, 2], "c": [0.0, 1, 0, 1], "d": [2.0, 2, 1, 1]})
     w = np.array([0.1, 0.2, 0.3, 0.4])  # n = d = 4: per record or per attribute?

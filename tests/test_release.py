@@ -173,7 +173,7 @@ def test_report_sl_uses_the_release_thresholds_and_weights():
     df = ma.load_dataset("census")
     rel = ma.microaggregate(df, 5, aggregation="p3m", delta=0.3, weights="random", w_seed=2)
     sl = rel.report().set_index(["metric", "attribute"]).loc[("SL", "all"), "value"]
-    expected = ma.metrics.satisfaction_level(rel.Z, rel.Zp, delta=0.3, w="random", w_seed=2)
+    expected = ma.metrics.satisfaction_level(rel.Z, rel.Zp, delta=0.3, weights="random", w_seed=2)
     assert sl == pytest.approx(expected)
     assert rel.report(delta=0.1).set_index(["metric", "attribute"]).loc[("SL", "all"), "value"] != pytest.approx(sl)
 

@@ -45,13 +45,13 @@ import pandas as pd
 
 from ..errors import MicroaggError
 from ..labels import check_labels
-from ..metrics.privacy import resolve_delta, resolve_weights
 from ..preprocess import check_finite
 from ..registry import Param, register
+from ..wishes import PARAMS as WISHES
+from ..wishes import cells
 from . import _p3m_solver as solvers
 
 SOLVERS = ("dual", "trust-constr")
-WEIGHTS = ("given", "random")
 SOURCE = "Mortazavi & Jalili 2017, §4, Eq. 14-18"
 
 
@@ -139,17 +139,12 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
     read ``status``.
     """
     Z, lab = _check_data(Z, labels, k)
-    n, d = Z.shape
+    d = Z.shape[1]
     alpha = _check_alpha(alpha)
-    if not isinstance(relative, (bool, np.bool_)):
-        raise MicroaggError(f"'relative' must be True or False; got {relative!r}.")
-    D = resolve_delta(delta, Z, bool(relative))
+    D, W = cells(Z, delta, relative, w, weights, w_seed)
     if relative and (np.asarray(delta, dtype=np.float64) <= 0).any():
         raise MicroaggError("'delta' is the factor r of the relative threshold Δ = r·|x| and must be > 0; "
                             f"got {delta!r}. Use relative=False for absolute thresholds.")
-    if weights not in WEIGHTS:
-        raise MicroaggError(f"'weights' must be one of {WEIGHTS}; got {weights!r}.")
-    W = resolve_weights("random" if weights == "random" else w, n, d, w_seed)
     if solver not in SOLVERS:
         raise MicroaggError(f"'solver' must be one of {SOLVERS}; got {solver!r}.")
     for name, value in (("tol", tol), ("gap_tol", gap_tol)):
@@ -258,22 +253,7 @@ PARAMS = (
     Param("alpha", "float", 0.5, "weight of the deviations from Δ (cells closer or farther than Δ) against the "
           "size of the centroid shifts (0: renormalized mean; 1: distances only)", SOURCE + " (α)", low=0.0, high=1.0,
           label="α, weight of the Δ wishes"),
-    Param("delta", "float", 0.1, "minimum desired distance Δ between original and released value, in z units "
-          "(an (n, d) or (d,) array through the Python API)", "Mortazavi & Jalili 2017, §5 (Δ = 0.1)", low=0.0,
-          array_ok=True, label="Δ, minimum distance wished", unit="z units"),
-    Param("relative", "bool", False, "read delta as the factor r of a relative threshold Δ = r·|x|",
-          "Mortazavi & Jalili 2017, §5.1", label="Δ relative to the value (Δ·|x|)"),
-    Param("w", "float", 0.001, "importance of meeting Δ for each cell, in [0, 1): the paper's w = 1 (a hard "
-          "constraint) is excluded, γ being eliminated through 1/(1 - w) (through the Python API also an (n, d) "
-          "array, (n, 1) per record or (1, d) per attribute)", "Mortazavi & Jalili 2017, §4 (w), Table 2 (w = 0.001)",
-          low=0.0, high=1.0, high_open=True, array_ok=True, only_with=(("weights", ("given",)),),
-          label="w, importance of each wish"),
-    Param("weights", "choice", "given", "'given': use w; 'random': uniform random weights as in Mortazavi & "
-          "Jalili 2017, Table 3, reconstructed as MATLAB rng(w_seed); rand(n, d) (the paper says only that the "
-          "generator was seeded with 1)", "Mortazavi & Jalili 2017, Table 3", choices=WEIGHTS,
-          label="privacy weights w"),
-    Param("w_seed", "int", 1, "seed of the random weights", "Mortazavi & Jalili 2017, Table 3 (seeded with 1)", low=0,
-          only_with=(("weights", ("random",)),), label="seed of the random weights"),
+    *WISHES,
     Param("solver", "choice", "dual", "'dual': certified Lagrangian dual method (milliseconds); 'trust-constr': "
           "scipy local solver from δ = 0 (seconds; a cross-check)", "docs/methods.md §3.3", choices=SOLVERS,
           label="solver", advanced=True),

@@ -1,31 +1,22 @@
 """Risk and utility metrics over plain arrays (original Z, protected Z', labels), and ``evaluate``.
 
-Modules by concern: ``utility`` (SSE, IL, IL1s, ADM, SSE_i), ``probabilistic`` (PIL), ``gil``
-(M1-M5 and G_IL of Oommen & Fayyoumi 2010), ``risk`` (DLD, SDID), ``privacy`` (SL), ``scores`` (DR, G_DR, SI),
-``significance`` (sign test), ``anonymity`` (group statistics, k-anonymity), ``registry`` (every
-metric described as data) and ``report`` (``evaluate``).
+Modules by concern: ``utility`` (SSE, IL, IL1s), ``probabilistic`` (PIL), ``gil`` (M1-M5 and G_IL of Oommen &
+Fayyoumi 2010), ``groups`` (ADM, SSE_i), ``risk`` (DLD, SDID, RLD, exact cells), ``privacy`` (SL), ``scores`` (DR,
+G_DR, SI), ``significance`` (sign test), each registering its metrics with their computation in ``registry`` (every
+metric described as data), ``anonymity`` (group statistics, k-anonymity) and ``report`` (``evaluate``).
 """
 
 from . import registry
 from .anonymity import group_sizes, group_stats, k_anonymity
 from .gil import g_il, gil_components
+from .groups import adm, sse_i
 from .privacy import breaches, satisfaction, satisfaction_by_attribute, satisfaction_level
 from .probabilistic import pil, pil_components
 from .report import evaluate
 from .risk import dld, linkage, nearest_masked, sdid
 from .scores import dr_mortazavi, g_dr, si_mortazavi, si_oommen
 from .significance import sign_test
-from .utility import (
-    adm,
-    il1s,
-    information_loss,
-    partition_information_loss,
-    sse,
-    sse_by_attribute,
-    sse_by_group,
-    sse_i,
-    sst,
-)
+from .utility import il1s, information_loss, partition_information_loss, sse, sse_by_attribute, sse_by_group, sst
 
 __all__ = ["registry", "group_sizes", "group_stats", "k_anonymity", "g_il", "gil_components", "pil",
            "pil_components", "breaches", "satisfaction", "satisfaction_by_attribute", "satisfaction_level",

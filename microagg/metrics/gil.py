@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._arrays import correlation, pair
+from .registry import LOWER, Metric, register
 
 
 def mean_variation(a, a_masked) -> float:
@@ -58,3 +59,23 @@ def gil_components(X, Xp) -> dict[str, float]:
 def g_il(X, Xp) -> float:
     """G_IL in % (Oommen & Fayyoumi 2010, Eq. 6); see :func:`gil_components`."""
     return gil_components(X, Xp)["G_IL"]
+
+
+_SOURCE, _DOC = "Oommen & Fayyoumi 2010, Table I", "docs/metrics.md §4.10"
+
+
+def _measure(name: str, title: str, summary: str) -> Metric:
+    return Metric(name, title, "utility", "ratio", LOWER, _SOURCE, summary, _DOC, needs=("original units",))
+
+
+@register(
+    _measure("M1", "Mean variation of the data", "Mean of |x - x'| / |x| over cells."),
+    _measure("M2", "Mean variation of the means", "Mean of |x̄ - x̄'| / |x̄|."),
+    _measure("M3", "Mean variation of the variances", "Mean of |v_tt - v'_tt| / |v_tt| over attributes."),
+    _measure("M4", "Mean variation of the covariances", "Mean of |v_tt' - v'_tt'| / |v_tt'| over pairs t <= t'."),
+    _measure("M5", "Mean absolute error of the correlations", "Mean of |r_tt' - r'_tt'| over pairs t < t'."),
+    Metric("G_IL", "Global information loss", "utility", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 6",
+           "100·(M1 + M2 + M3 + M4 + M5)/5, in original units.", _DOC, needs=("original units",)),
+)
+def _gil_metrics(ctx) -> dict:
+    return gil_components(ctx.X, ctx.Xp)

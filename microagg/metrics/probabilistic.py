@@ -26,6 +26,7 @@ from scipy.special import erf
 
 from ..errors import MicroaggError
 from ._arrays import correlation, pair
+from .registry import LOWER, Metric, register
 
 LEVELS = np.arange(1, 20) / 20.0  # 5 %, 10 %, ..., 95 %
 COMPONENTS = ("Q", "mean", "var", "cov", "rho")
@@ -91,3 +92,27 @@ def pil_components(Z, Zp) -> dict[str, float]:
 def pil(Z, Zp) -> float:
     """Probabilistic information loss PIL in % (Mortazavi & Jalili 2017, Eq. 11); see :func:`pil_components`."""
     return pil_components(Z, Zp)["PIL"]
+
+
+_SOURCE, _DOC = "Mortazavi & Jalili 2017, Eq. 9-11 (Mateo-Sanz et al. 2005)", "docs/metrics.md §4.3"
+
+
+def _component(key: str, title: str, summary: str) -> Metric:
+    return Metric(f"pil({key})", title, "utility", "%", LOWER, _SOURCE, summary, _DOC)
+
+
+@register(
+    Metric("PIL", "Probabilistic information loss", "utility", "%", LOWER, _SOURCE,
+           "Mean of pil(Q), pil(mean), pil(var), pil(cov), pil(rho): how improbable the changes of these "
+           "statistics are as sampling noise (0 = unchanged, 100 = far outside it).", _DOC),
+    _component("Q", "PIL of the quantiles", "pil of the 5 %, 10 %, ..., 95 % quantiles of every attribute, averaged."),
+    _component("mean", "PIL of the means", "pil of every attribute's mean, averaged."),
+    _component("var", "PIL of the variances", "pil of every attribute's variance, averaged."),
+    _component("cov", "PIL of the covariances", "pil of every pair's covariance, averaged."),
+    _component("rho", "PIL of the correlations", "pil of every pair's Pearson correlation, averaged."),
+)
+def _pil_metrics(ctx) -> dict:
+    if ctx.constant:
+        return {"PIL": float("nan")}
+    parts = pil_components(ctx.Z, ctx.Zp)
+    return {("PIL" if key == "PIL" else f"pil({key})"): value for key, value in parts.items()}

@@ -1,7 +1,7 @@
 """``evaluate(original, protected, labels=None, **params)``: every metric in one tidy table.
 
-Rows: metric, attribute ("all" or a column name), value, unit, direction, source; units,
-directions and sources come from the metric registry (``microagg.metrics.registry``).
+Rows: metric, attribute ("all" or a column name), value, unit, direction, source, one for every metric of the
+registry (``microagg.metrics.registry``) in its order, with its unit, direction and source.
 """
 
 from __future__ import annotations
@@ -9,26 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..checks import columns, percent
 from ..errors import MicroaggError
 from ..labels import check_labels
 from ..preprocess import Standardizer, as_frame, numeric_matrix, select_columns
-from . import gil, privacy, probabilistic, risk, scores, significance, utility
 from ._arrays import pair
-from .registry import PARAMS, get_metric
+from .registry import Context, computations, resolve
 
 COLUMNS = ["metric", "attribute", "value", "unit", "direction", "source"]
-
-
-def _resolve(params: dict) -> dict:
-    unknown = sorted(set(params) - set(PARAMS))
-    if unknown:
-        raise MicroaggError(f"evaluate does not take {unknown}; it accepts: {', '.join(PARAMS)}.")
-    out = {name: p.default for name, p in PARAMS.items()}
-    for name, value in params.items():
-        out[name] = value if value is None and PARAMS[name].default is None else \
-            PARAMS[name].validate(value, "evaluate")
-    return out
 
 
 def _frames(original, protected) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -68,7 +55,8 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
     thresholds use z-scores with the ORIGINAL data's mean and population sd (Mortazavi & Jalili 2017, §2.1);
     G_IL and the sign test use the original units. ``labels`` (the partition, (n,) or (n, d)) adds
     partition IL, ADM and SSE_i (SSE_i only for one labelling (n,)). Parameters
-    (``microagg.metrics.registry.PARAMS``): delta, relative, w, w_seed (SL), p (SDID, ID), keys (RLD),
+    (``microagg.metrics.registry.PARAMS``): the wishes delta, relative, w, weights, w_seed (SL; as in
+    ``microagg.wishes``), p (SDID, ID), keys (RLD),
     confidential (SSE_i), si_weight (SI of Oommen & Fayyoumi 2010), k (every group of ``labels`` must have at
     least k records). ``per_attribute=False`` keeps only the "all" rows.
     """
@@ -78,15 +66,10 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
                            per_attribute=per_attribute, **params)
 
 
-def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None, key_classes=None,
-                    **params) -> pd.DataFrame:
-    """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
-    (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
-    release's own z-scores, so its metrics are computed before the released values are rounded, and with
-    ``Zc``, the z-scores of confidential columns released unchanged, on which SSE_i is then computed, and
-    ``key_classes``, the class of every record on the key columns released unmasked: RLD then links every
-    record only within its class."""
-    prm = _resolve(params)
+def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, **params) -> Context:
+    """The inputs of :func:`evaluate_arrays`, checked, as a :class:`~microagg.metrics.registry.Context` whose
+    ``value(name)`` computes one registered metric (and only the work it needs)."""
+    prm = resolve(params)
     X, Xp = pair(X, Xp)
     Z, Zp = pair(Z, Zp, ("original z-scores", "protected z-scores"))
     names = [str(c) for c in names]
@@ -94,88 +77,31 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     if Z.shape != X.shape or len(names) != d:
         raise MicroaggError(f"evaluate: got {X.shape} values, {Z.shape} z-scores and {len(names)} names; they must "
                             "describe the same n x d data.")
-    rows = []
-
-    def add(name, value, attribute="all"):
-        m = get_metric(name)
-        rows.append((name, attribute, value, m.unit, m.direction, m.source))
-
-    def add_each(name, values):
-        if per_attribute:
-            for col, v in zip(names, values):
-                add(name, v if isinstance(v, int) else float(v), col)
-
-    # utility
-    constant = utility.sst(Z) == 0  # every record identical: IL, IL1s and PIL are undefined, reported as NaN
-    add("IL", float("nan") if constant else utility.information_loss(Z, Zp))
-    sse_t = utility.sse_by_attribute(Z, Zp)
-    add("SSE", float(sse_t.sum()))
-    add_each("SSE", sse_t)
-    add("SST", utility.sst(Z))
-    lab = None
     if labels is not None:
-        lab = check_labels(labels, n, prm["k"], d=d)
-        add("partition IL", float("nan") if constant else utility.partition_information_loss(Z, lab))
+        labels = check_labels(labels, n, prm["k"], d=d)
     elif prm["k"] is not None:
         raise MicroaggError("'k' checks the group sizes of 'labels': pass the labels too (or leave k out).")
-    add("IL1s", float("nan") if constant else utility.il1s(X, Xp))
-    parts = {"PIL": float("nan")} if constant else probabilistic.pil_components(Z, Zp)
-    add("PIL", parts["PIL"])
-    for name in probabilistic.COMPONENTS:
-        if name in parts:
-            add(f"pil({name})", parts[name])
-    g = gil.gil_components(X, Xp)
-    for name in ("M1", "M2", "M3", "M4", "M5", "G_IL"):
-        if name in g:
-            add(name, g[name])
-    if lab is not None:
-        a = utility.adm(Z, lab)
-        add("ADM", a)
-        add("ADM / n", a / n)
-        if lab.ndim == 1:
-            div = utility.sse_i(Z, lab, prm["confidential"], names=names) if Zc is None else utility.sse_i(Zc, lab)
-            add("SSE_i min", float(div.min()))
-            add("SSE_i mean", float(div.mean()))
+    return Context(X, Xp, Z, Zp, names, labels, prm, Zc, key_classes)
 
-    # risk: one linkage on all attributes (Mortazavi & Jalili 2017, 002, 003), one on the key variables (Oommen &
-    # Fayyoumi 2010)
-    link = risk.Linkage(Z, Zp)
-    for name, rule in (("DLD", "expected"), ("DLD lowest index", "lowest_index"), ("DLD 1st", "1st"),
-                       ("DLD 2nd", "2nd"), ("DLD 1st or 2nd", "1st_or_2nd")):
-        add(name, link.dld(rule))
-    p = percent(prm["p"])
-    sdid = risk.interval_disclosure(Z, Zp, link.nearest, p)
-    add("SDID", sdid)
-    add_each("SDID", risk.interval_disclosure(Z, Zp, link.nearest, p, by_attribute=True))
-    id_ = risk.interval_disclosure(Z, Zp, np.arange(n), p)
-    add("ID", id_)
-    keys = columns(prm["keys"], d, names, "keys")
-    if key_classes is not None:
-        rld = float(100.0 * risk.blocked_credit(Z, Zp, np.asarray(key_classes), keys).mean())
-    else:
-        rld = link.dld("expected") if len(keys) == d else risk.Linkage(Z, Zp, keys).dld("expected")
-    add("RLD", rld)
-    cells, records = risk.exact_cells(X, Xp)
-    add("exact cells", cells)
-    add_each("exact cells", 100.0 * (X == Xp).mean(axis=0))
-    add("exact records", records)
 
-    # privacy
-    sl, sl_t = privacy.satisfaction(Z, Zp, prm["delta"], prm["w"], prm["relative"], prm["w_seed"])
-    add("SL", sl)
-    add_each("SL", sl_t)
-
-    # combined
-    dr = scores.dr_mortazavi(link.dld("lowest_index"), sdid)
-    add("DR (Mortazavi & Jalili 2017)", dr)
-    add("SI (Mortazavi & Jalili 2017)", float("nan") if constant else scores.si_mortazavi(dr, parts["PIL"]))
-    gdr = scores.g_dr(rld, id_)
-    add("G_DR", gdr)
-    add("SI (Oommen & Fayyoumi 2010)", scores.si_oommen(g["G_IL"], gdr, prm["si_weight"]))
-
-    # statistical test
-    st = significance.sign_test(X, Xp, names).set_index("attribute")
-    for name, col, kind in (("sign test N", "N", int), ("sign test W", "W", int), ("sign test p", "p_value", float)):
-        add(name, kind(st.loc["all", col]))
-        add_each(name, [kind(v) for v in st[col].iloc[:-1]])
+def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None, key_classes=None,
+                    **params) -> pd.DataFrame:
+    """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
+    (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
+    release's own z-scores, so its metrics are computed before the released values are rounded, and with
+    ``Zc``, the z-scores of confidential columns released unchanged, on which SSE_i is then computed, and
+    ``key_classes``, the class of every record on the key columns released unmasked: RLD then links every
+    record only within its class. One row per registered metric whose needs these inputs meet."""
+    ctx = context(X, Xp, Z, Zp, names, labels, Zc=Zc, key_classes=key_classes, **params)
+    rows = []
+    for comp in computations():
+        if not ctx.applies(comp):
+            continue
+        values = ctx.results(comp)
+        for m in (m for m in comp.metrics if m.name in values):
+            value, each = values[m.name] if isinstance(values[m.name], tuple) else (values[m.name], None)
+            rows.append((m.name, "all", value, m.unit, m.direction, m.source))
+            if per_attribute and each is not None:
+                rows += [(m.name, col, v if isinstance(v, int) else float(v), m.unit, m.direction, m.source)
+                         for col, v in zip(ctx.names, each)]
     return pd.DataFrame(rows, columns=COLUMNS)

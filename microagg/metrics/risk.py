@@ -37,12 +37,15 @@ from scipy.spatial import cKDTree
 from ..checks import columns, percent
 from ..errors import MicroaggError
 from ._arrays import pair
+from .registry import LOWER, Metric, register
 
 RULES = ("expected", "lowest_index", "1st", "2nd", "1st_or_2nd")
 RULE_TITLES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (Mortazavi "
                                                                                  "& Jalili 2017)",
                "1st": "linked to the nearest (DBRL)", "2nd": "linked to the second nearest",
                "1st_or_2nd": "nearest or second nearest (Chettri, Paul & Dutta)"}
+RULE_METRICS = {"expected": "DLD", "lowest_index": "DLD lowest index", "1st": "DLD 1st", "2nd": "DLD 2nd",
+                "1st_or_2nd": "DLD 1st or 2nd"}  # the metric of each rule in the evaluation table
 _REL = 1e-9  # relative margin within which a tree decision is re-checked exactly
 _LEAFSIZE = 64  # measured about twice as fast as scipy's default 16 for 10-dimensional queries (benchmarks/)
 
@@ -235,3 +238,82 @@ def interval_disclosure(Z: np.ndarray, Zp: np.ndarray, linked: np.ndarray, p: fl
         out[keep] = 100.0 * hit.mean(axis=0)
         return out
     return float(100.0 * hit.mean()) if hit.size else 0.0
+
+
+_ABIDI = "Abidi, Ben Yahia & Perera 2018, §4.2"
+_LINKED = ("z-scores", "linkage")
+
+
+def _linkage(ctx) -> Linkage:
+    """The linkage on all attributes, shared by the DLD rules and SDID."""
+    return ctx.shared("linkage", lambda: Linkage(ctx.Z, ctx.Zp))
+
+
+def _rule(rule: str, *described: Metric):
+    """Register the DLD of ``rule`` on the shared linkage."""
+    register(*described)(lambda ctx: {RULE_METRICS[rule]: _linkage(ctx).dld(rule)})
+
+
+_rule("expected", Metric(
+    "DLD", "Distance-based linkage disclosure", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 7, with ties broken "
+    "at random", "Expected share of records linked to their own masked record by nearest-neighbour matching (ties "
+    "broken at random). No paper uses this rule: Mortazavi & Jalili 2017 use 'DLD lowest index', Chettri, Paul & "
+    "Dutta 'DLD 1st or 2nd', Abidi, Ben Yahia & Perera 2018 'DLD 1st' and 'DLD 2nd'.", "docs/metrics.md §4.6b",
+    needs=_LINKED))
+_rule("lowest_index", Metric(
+    "DLD lowest index", "DLD, Mortazavi & Jalili 2017 rule", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 7",
+    "Share of records whose nearest masked row with the lowest index is their own.", "docs/metrics.md §4.6a",
+    needs=_LINKED))
+_rule("1st", Metric(
+    "DLD 1st", "DBRL, linked to the nearest", "risk", "%", LOWER, f"{_ABIDI} (DBRL)",
+    "Share of masked records whose nearest original record is their own.", "docs/metrics.md §4.6c", needs=_LINKED))
+_rule("2nd", Metric(
+    "DLD 2nd", "DBRL, linked to the second nearest", "risk", "%", LOWER, f"{_ABIDI} (DBRL)",
+    "Share of masked records whose second-nearest original record is their own.", "docs/metrics.md §4.6c",
+    needs=_LINKED))
+_rule("1st_or_2nd", Metric(
+    "DLD 1st or 2nd", "DLD, Chettri, Paul & Dutta rule", "risk", "%", LOWER, f"Chettri, Paul & Dutta, Eq. 5; {_ABIDI}",
+    "Share of masked records whose own original is the nearest or second nearest original.", "docs/metrics.md §4.6c",
+    needs=_LINKED))
+
+
+@register(Metric("SDID", "Interval disclosure (linked record)", "risk", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 8",
+                 "Share of original values within p % of the sd of the masked value of the linked record.",
+                 "docs/metrics.md §4.7", ("p",), _LINKED, per_attribute=True))
+def _sdid(ctx) -> dict:
+    p, nearest = percent(ctx.params["p"]), _linkage(ctx).nearest
+    return {"SDID": (interval_disclosure(ctx.Z, ctx.Zp, nearest, p),
+                     interval_disclosure(ctx.Z, ctx.Zp, nearest, p, by_attribute=True))}
+
+
+@register(Metric("ID", "Interval disclosure (own record)", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7 (our "
+                 "reading)", "Share of original values within p % of the sd of their own masked value.",
+                 "docs/metrics.md §4.7", ("p",)))
+def _id(ctx) -> dict:
+    return {"ID": interval_disclosure(ctx.Z, ctx.Zp, np.arange(ctx.n), percent(ctx.params["p"]))}
+
+
+@register(Metric("RLD", "Record linkage on the key variables", "risk", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7",
+                 "DLD (expected) using only the key variables an intruder knows (within each class of a release's "
+                 "key columns, which are released unmasked).", "docs/metrics.md §4.10", ("keys",), _LINKED))
+def _rld(ctx) -> dict:
+    keys = columns(ctx.params["keys"], ctx.d, ctx.names, "keys")
+    if ctx.key_classes is not None:
+        return {"RLD": float(100.0 * blocked_credit(ctx.Z, ctx.Zp, np.asarray(ctx.key_classes), keys).mean())}
+    return {"RLD": _linkage(ctx).dld("expected") if len(keys) == ctx.d else Linkage(ctx.Z, ctx.Zp, keys).dld()}
+
+
+_EXACT = "docs/metrics.md §4.14"
+
+
+@register(
+    Metric("exact cells", "Cells published exactly", "risk", "%", LOWER, _EXACT,
+           "Share of masked cells whose released value equals the original, as published (e.g. the median of a "
+           "group of odd size is one member's own value).", _EXACT, needs=("original units",), per_attribute=True),
+    Metric("exact records", "Records with a cell published exactly", "risk", "%", LOWER, _EXACT,
+           "Share of records with at least one masked cell equal to its original.", _EXACT,
+           needs=("original units",)),
+)
+def _exact(ctx) -> dict:
+    cells, records = exact_cells(ctx.X, ctx.Xp)
+    return {"exact cells": (cells, 100.0 * (ctx.X == ctx.Xp).mean(axis=0)), "exact records": records}

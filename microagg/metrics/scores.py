@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 
 from ..errors import MicroaggError
+from .registry import LOWER, Metric, register
 
 
 def _number(value, name: str) -> float:
@@ -41,3 +42,30 @@ def si_oommen(g_il: float, g_dr: float, x: float = 0.5) -> float:
     if not 0 <= x <= 1:
         raise MicroaggError(f"'x' (weight of G_IL in SI) must lie in [0, 1]; got {x!r}.")
     return x * _number(g_il, "g_il") + (1 - x) * _number(g_dr, "g_dr")
+
+
+_MJ, _OF = "docs/metrics.md §4.9", "docs/metrics.md §4.10"
+_NEEDS = ("metrics",)
+
+
+@register(
+    Metric("DR (Mortazavi & Jalili 2017)", "Disclosure risk", "combined", "%", LOWER, "Mortazavi & Jalili 2017, §2.3",
+           "(DLD lowest index + SDID)/2.", _MJ, ("p",), _NEEDS),
+    Metric("SI (Mortazavi & Jalili 2017)", "Scoring index", "combined", "%", LOWER, "Mortazavi & Jalili 2017, Eq. 12",
+           "(DR (Mortazavi & Jalili 2017) + PIL)/2.", _MJ, ("p",), _NEEDS),
+)
+def _mortazavi(ctx) -> dict:
+    dr = dr_mortazavi(ctx.value("DLD lowest index"), ctx.value("SDID"))
+    si = float("nan") if ctx.constant else si_mortazavi(dr, ctx.value("PIL"))
+    return {"DR (Mortazavi & Jalili 2017)": dr, "SI (Mortazavi & Jalili 2017)": si}
+
+
+@register(
+    Metric("G_DR", "Global disclosure risk", "combined", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 7", "(RLD + ID)/2.",
+           _OF, ("keys", "p"), _NEEDS),
+    Metric("SI (Oommen & Fayyoumi 2010)", "Scoring index", "combined", "%", LOWER, "Oommen & Fayyoumi 2010, Eq. 8",
+           "x·G_IL + (1 - x)·G_DR.", _OF, ("keys", "p", "si_weight"), _NEEDS),
+)
+def _oommen(ctx) -> dict:
+    gdr = g_dr(ctx.value("RLD"), ctx.value("ID"))
+    return {"G_DR": gdr, "SI (Oommen & Fayyoumi 2010)": si_oommen(ctx.value("G_IL"), gdr, ctx.params["si_weight"])}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ._arrays import pair
+from .registry import NEUTRAL, Metric, register
 
 
 def _p_value(w: int, n: int) -> float:
@@ -36,3 +37,22 @@ def sign_test(X, Xp, names=None) -> pd.DataFrame:
     rows = [(names[t], int(N[t]), int(W[t]), _p_value(int(W[t]), int(N[t]))) for t in range(d)]
     rows.append(("all", int(N.sum()), int(W.sum()), _p_value(int(W.sum()), int(N.sum()))))
     return pd.DataFrame(rows, columns=["attribute", "N", "W", "p_value"])
+
+
+_SOURCE, _DOC, _NEEDS = "Kabir & Wang, §4", "docs/metrics.md §4.5", ("original units",)
+
+
+@register(
+    Metric("sign test N", "Sign test: untied pairs", "test", "pairs", NEUTRAL, _SOURCE,
+           "Number of records whose masked value differs from the original.", _DOC, needs=_NEEDS, per_attribute=True),
+    Metric("sign test W", "Sign test: positive differences", "test", "pairs", NEUTRAL, _SOURCE,
+           "Number of records whose original value exceeds the masked one.", _DOC, needs=_NEEDS, per_attribute=True),
+    Metric("sign test p", "Sign test: p-value", "test", "", NEUTRAL, f"{_SOURCE} (scipy binomtest)",
+           "Two-sided exact p-value of W ~ Bin(N, 1/2): small = masked values shifted systematically "
+           "(the row 'all' pools dependent pairs).", _DOC, needs=_NEEDS, per_attribute=True),
+)
+def _sign_test(ctx) -> dict:
+    st = sign_test(ctx.X, ctx.Xp, ctx.names).set_index("attribute")
+    return {name: (kind(st.loc["all", col]), [kind(v) for v in st[col].iloc[:-1]])
+            for name, col, kind in (("sign test N", "N", int), ("sign test W", "W", int),
+                                    ("sign test p", "p_value", float))}

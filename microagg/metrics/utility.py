@@ -1,20 +1,21 @@
-"""Information loss on records: SSE, SST, IL, IL1s, ADM and the per-group SSE_i.
+"""Information loss on records: SSE, SST, IL, the IL of the partition and IL1s.
 
 SSE / SST / IL: Mortazavi & Jalili 2017, Eq. 1-2, Chettri, Paul & Dutta, Eq. 1-4. IL1s: Abidi, Ben Yahia & Perera
-2018, Eq. 1. ADM: Kabir & Wang, Eq. 1.
-SSE_i: Abidi, Ben Yahia & Perera 2018, Eq. 2. Statistics-based losses live in ``probabilistic.py`` (PIL) and
-``gil.py`` (G_IL).
+2018, Eq. 1. Statistics-based losses live in ``probabilistic.py`` (PIL) and ``gil.py`` (G_IL), losses within
+the groups in ``groups.py`` (ADM, SSE_i).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..aggregate import mean, median
-from ..checks import columns
+from ..aggregate import mean
 from ..errors import MicroaggError
 from ..labels import check_labels
 from ._arrays import pair
+from .registry import LOWER, NEUTRAL, Metric, register
+
+_IL = "docs/metrics.md §4.1"
 
 
 def sse_by_attribute(Z, Zp) -> np.ndarray:
@@ -80,39 +81,32 @@ def il1s(X, Xp) -> float:
     return 100.0 * float(dev.mean())
 
 
-def adm(Z, labels, k: int | None = None) -> float:
-    """ADM, the sum of absolute deviations from the group medians (Kabir & Wang, Eq. 1), in the units of ``Z``.
-
-    Group medians as in median aggregation (the average of the two middle values for even sizes).
-    ``labels`` may be (n,) or one labelling per attribute (n, d).
-
-    Kabir & Wang (Eq. 6) claims ADM <= SSE (SSE of the same partition around the group means). It holds
-    when every deviation from a group mean is 0 or at least 1 in absolute value: then
-    sum |x - median| <= sum |x - mean| (Kabir & Wang, Theorem 2, true) <= sum (x - mean)^2. It fails when
-    deviations are below 1, the usual case on z-scores: {0, 0.2, 0.4} gives ADM = 0.4 > SSE = 0.08
-    (docs/metrics.md §4.4). ADM is linear and SSE squared in the units, so the comparison says nothing about
-    which loses less information.
-    """
-    Z = np.asarray(Z, dtype=np.float64)
-    Z = Z[:, None] if Z.ndim == 1 else Z
-    medians = median(Z, labels)
-    if k is not None:
-        check_labels(labels, Z.shape[0], k, d=Z.shape[1])
-    return float(np.abs(Z - medians).sum())
+@register(
+    Metric("IL", "Information loss", "utility", "%", LOWER, "Chettri, Paul & Dutta, Eq. 4; Mortazavi & Jalili 2017, "
+           "Eq. 1-2", "100·SSE/SST on z-scores: the share of the total variance the masking removed.", _IL),
+    Metric("SSE", "Sum of squared errors", "utility", "z units²", LOWER, "Mortazavi & Jalili 2017, Eq. 1",
+           "Squared distance between original and masked values, in total and per attribute.", _IL,
+           per_attribute=True),
+    Metric("SST", "Total sum of squares", "utility", "z units²", NEUTRAL, "Mortazavi & Jalili 2017, Eq. 2",
+           "Squared distance of the original values from their means (n·d for z-scores): IL's denominator.", _IL),
+)
+def _sums(ctx) -> dict:
+    by_attribute, total = sse_by_attribute(ctx.Z, ctx.Zp), sst(ctx.Z)
+    return {"IL": float("nan") if total == 0 else information_loss(ctx.Z, ctx.Zp),
+            "SSE": (float(by_attribute.sum()), by_attribute), "SST": total}
 
 
-def sse_i(Z, labels, confidential=None, k: int | None = None, names=None) -> np.ndarray:
-    """SSE_i per group (Abidi, Ben Yahia & Perera 2018, Eq. 2): sum_{j in G_i} sum_{p in S} (x_j[p] - c_i[p])^2,
-    higher = more diverse.
+@register(Metric("partition IL", "Information loss of the partition", "utility", "%", LOWER,
+                 "Chettri, Paul & Dutta, Eq. 1-4",
+                 "IL if every record were replaced by its group mean: the loss due to the grouping alone.", _IL,
+                 needs=("z-scores", "labels")))
+def _partition_il(ctx) -> dict:
+    return {"partition IL": float("nan") if ctx.constant else partition_information_loss(ctx.Z, ctx.labels)}
 
-    ``confidential`` lists the confidential attributes S, by position or (with ``names``) by name;
-    default all. The centroid c_i is per attribute [decision, docs/metrics.md §4.11; Abidi, Ben Yahia & Perera 2018
-    prints a scalar centroid mixing attributes]. Returns one value per group id 0..m-1; Abidi, Ben Yahia & Perera
-    2018, Tables 10/12 report the minimum.
-    """
-    Z = np.asarray(Z, dtype=np.float64)
-    Z = Z[:, None] if Z.ndim == 1 else Z
-    lab = check_labels(labels, Z.shape[0], k)
-    if confidential is not None:
-        Z = Z[:, columns(confidential, Z.shape[1], names, "confidential")]
-    return sse_by_group(Z, mean(Z, lab), lab)
+
+@register(Metric("IL1s", "Mean absolute deviation IL1s", "utility", "%", LOWER,
+                 "Abidi, Ben Yahia & Perera 2018, Eq. 1 (Yancey et al. 2002)",
+                 "Mean over cells of |x - x'| / (√2 S_t), S_t the sample sd: the IL of Abidi, Ben Yahia & Perera "
+                 "2018.", "docs/metrics.md §4.2", needs=("original units",)))
+def _il1s(ctx) -> dict:
+    return {"IL1s": float("nan") if ctx.constant else il1s(ctx.X, ctx.Xp)}

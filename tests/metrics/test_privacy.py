@@ -3,7 +3,7 @@ import pytest
 
 import microagg as ma
 from microagg import metrics, published
-from microagg.metrics.privacy import random_weights
+from microagg.wishes import random_weights
 
 
 def _mdav_renormalized(Z, k):
@@ -14,10 +14,10 @@ def _mdav_renormalized(Z, k):
 @pytest.mark.parametrize("name", ["tarragona", "census", "eia"])
 def test_mortazavi_mdav_sl_reproduced(benchmark_z, table, name):
     Z = benchmark_z[name]
-    w = published.MORTAZAVI_SL_WEIGHTS[table]
+    wishes = published.MORTAZAVI_SL_WEIGHTS[table]
     tol = published.MORTAZAVI_SL_TOLERANCE[table]
     for k, value in zip(published.K_MORTAZAVI, published.MORTAZAVI_SL_MDAV[table][name]):
-        ours = metrics.satisfaction_level(Z, _mdav_renormalized(Z, k), delta=0.1, w=w, w_seed=1)
+        ours = metrics.satisfaction_level(Z, _mdav_renormalized(Z, k), delta=0.1, **wishes)
         assert abs(ours - float(value)) <= tol, (table, name, k, ours, value)
 
 
@@ -58,8 +58,12 @@ def test_sl_invariants(benchmark_z):
     (dict(delta=[0.1, 0.1, 0.1]), "'delta' must be a scalar"),
     (dict(w=1.0), r"'w' must lie in \[0, 1\)"),
     (dict(w=-0.5), r"'w' must lie in \[0, 1\)"),
-    (dict(w="rand"), "'w' must be a number, an array, or \"random\""),
-    (dict(w="random", w_seed=-1), "'w_seed' must be a non-negative integer"),
+    (dict(w="rand"), "'w' must be a number or an array of numbers"),
+    (dict(w="random"), "'w' must be a number or an array of numbers; got 'random' \\(random weights are "
+                       "weights=\"random\"\\)"),
+    (dict(weights="rand"), "'weights' must be one of"),
+    (dict(weights="random", w_seed=-1), "'w_seed' must be a non-negative integer"),
+    (dict(weights="random", w=0.5), "'w' has an effect only with weights='given'"),
 ])
 def test_bad_input(kwargs, fragment):
     Z = np.arange(8.0).reshape(4, 2)

@@ -31,3 +31,21 @@ def test_metric_table_and_lookup():
         registry.get_metric("XYZ")
     with pytest.raises(ma.MicroaggError, match="unknown metric family"):
         registry.metrics("speed")
+
+
+def test_every_registered_metric_is_computed_by_evaluate():
+    df = ma.load_dataset("tarragona")
+    rel = ma.microaggregate(df, 3, shuffle=False)
+    table = ma.evaluate(df, rel.protected, rel.labels)
+    for m in registry.metrics():
+        rows = table[table["metric"] == m.name]
+        assert list(rows["attribute"]) == ["all", *(df.columns if m.per_attribute else [])], m.name
+        assert set(m.needs) <= set(registry.NEEDS), m.name
+    assert list(dict.fromkeys(table["metric"])) == [m.name for m in registry.metrics()]
+
+
+def test_a_metric_registers_only_from_a_listed_module():
+    metric = registry.Metric("XYZ", "x", "utility", "%", registry.LOWER, "s", "summary", "docs/metrics.md §4.1")
+    with pytest.raises(ValueError, match="MODULES"):
+        registry.register(metric)(lambda ctx: {"XYZ": 0.0})
+    assert "XYZ" not in {m.name for m in registry.metrics()}

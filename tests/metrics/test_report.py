@@ -118,7 +118,7 @@ def test_bad_data(census_release):
 def test_inputs_are_not_mutated(census_release):
     df, rel = census_release
     before = df.copy(), rel.protected.copy(), rel.labels.copy()
-    ma.evaluate(df, rel.protected, rel.labels, w="random", keys=["AGI", "FICA"])
+    ma.evaluate(df, rel.protected, rel.labels, weights="random", keys=["AGI", "FICA"])
     pd.testing.assert_frame_equal(df, before[0])
     pd.testing.assert_frame_equal(rel.protected, before[1])
     assert np.array_equal(rel.labels, before[2])
