@@ -5,6 +5,11 @@ floor here (README, "Architecture")."""
 from __future__ import annotations
 
 import ast
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,3 +133,45 @@ def test_no_import_circle():
 def test_the_reader_sees_imports_inside_functions():
     """The check reads lazy imports too: the pipeline's import of the Dask engine is one."""
     assert "microagg.scale" in graph()["microagg.pipeline"]
+
+
+def readme_example(where: str) -> str:
+    """The code block of the README's worked example for ``where`` (README, "Architecture")."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text.split(f"<!-- worked example: {where} -->", 1)[1]
+    return after.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_examples_add_a_method_and_a_metric_in_one_file_each(tmp_path):
+    """The README's worked examples, written into a copy of the package exactly where it says (a new file in
+    partition/, a function appended to metrics/utility.py), reach the API, the report and the command line."""
+    shutil.copytree(ROOT / "microagg", tmp_path / "microagg", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "data").symlink_to(ROOT / "data")
+    (tmp_path / "microagg" / "partition" / "sum_ranking.py").write_text(readme_example("partition/sum_ranking.py"))
+    with open(tmp_path / "microagg" / "metrics" / "utility.py", "a", encoding="utf-8") as f:
+        f.write("\n\n" + readme_example("metrics/utility.py"))
+    script = textwrap.dedent("""
+        import numpy as np
+        import pytest
+        import microagg as ma
+        from microagg.partition.sum_ranking import sum_ranking
+
+        assert "sum_ranking" in [m.name for m in ma.registry.methods("partition")]
+        df = ma.load_dataset("census")
+        rel = ma.microaggregate(df, 5, method="sum_ranking", descending=True)
+        assert rel.params["method"] == "sum_ranking" and rel.params["descending"] is True
+        sizes = np.bincount(rel.labels)
+        assert sizes.min() >= 5 and sizes.max() <= 9
+        report = rel.report()
+        mae = report[(report["metric"] == "MAE") & (report["attribute"] == "all")]["value"].item()
+        assert mae == pytest.approx(np.abs(rel.Z - rel.Zp).mean())
+        for bad in ({"k": 1}, {"k": 3, "descending": "yes"}):
+            with pytest.raises(ma.MicroaggError):
+                sum_ranking(rel.Z, **bad)
+    """)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    cli = subprocess.run([sys.executable, "-m", "microagg", "run", "--dataset", "census", "--k", "5", "--method",
+                          "sum_ranking"], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert cli.returncode == 0 and "sum_ranking" in cli.stdout + cli.stderr, cli.stderr
