@@ -16,22 +16,16 @@ import warnings
 
 import pandas as pd
 
-from . import published, tables
+from . import tables
 from .advice import duration, exact_seconds, heartbeat, scale_hint
-from .aggregate import mean, p3m_solve
 from .datasets import list_datasets, load_dataset
 from .engines import ENGINES, Blocks
 from .errors import MicroaggError
-from .hmpfsom_tables import reproduce_hmpfsom
 from .io import check_output, read_csv
-from .metrics import dld, partition_information_loss, pil, satisfaction_level, sdid
-from .metrics.scores import dr_mortazavi, si_mortazavi
-from .partition import cvmdav, iamat, mdav, vmdav
 from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .pipeline import microaggregate
-from .preprocess import renormalize as _renormalize
-from .preprocess import standardize
 from .registry import get_method, methods
+from .reproduce import REPRODUCIBLE, summary
 
 
 def _parse_params(items: list[str], flag: str = "--param") -> dict[str, str]:
@@ -213,207 +207,11 @@ def _run_dask(args) -> int:
     return 0
 
 
-def reproduce_mdav() -> pd.DataFrame:
-    """Chettri, Paul & Dutta, Tables 1-3 (MDAV, MDAV-1, MDAV-generic rows) and Oommen & Fayyoumi 2010, Table II
-    (MDAV) beside ours.
-    """
-    rows = []
-    cache = {name: standardize(load_dataset(name)) for name in ("tarragona", "census", "eia")}
-
-    def il(name, k, variant):
-        Z = cache[name]
-        return partition_information_loss(Z, mdav(Z, k, variant))
-
-    for row, variant in published.CHETTRI_MDAV_VARIANT.items():
-        for name, values in published.CHETTRI_IL[row].items():
-            for k, pub in zip(published.K_CHETTRI, values):
-                ours = il(name, k, variant)
-                note = published.CHETTRI_NOT_REPRODUCED.get((row, name, k), "")
-                rows.append({"table": "Chettri, Paul & Dutta, Tables 1-3", "row": row, "variant": variant,
-                             "data": name, "k": k,
-                             "published": pub, "ours": round(ours, 4), "match": published.matches(ours, pub),
-                             "note": note})
-    for name, values in published.OOMMEN_IL["MDAV"].items():
-        for k, pub in zip(published.K_OOMMEN, values):
-            ours = il(name, k, "single")
-            rows.append({"table": "Oommen & Fayyoumi 2010, Table II", "row": "MDAV", "variant": "single",
-                         "data": name, "k": k,
-                         "published": pub, "ours": round(ours, 4), "match": published.matches(ours, pub),
-                         "note": published.OOMMEN_NOT_REPRODUCED.get(("MDAV", name), "")})
-    table = pd.DataFrame(rows)
-    table.attrs["criterion"] = "IL %, tolerance 0.001 after truncation to the printed precision"
-    return table
-
-
-def _mdav_z(name: str, k: int, variant: str, renormalize: bool):
-    """z-scores of a benchmark set and their MDAV + mean masking (renormalized on request)."""
-    Z = standardize(load_dataset(name))
-    Zp = mean(Z, mdav(Z, k, variant))
-    return Z, (_renormalize(Zp) if renormalize else Zp)
-
-
-def reproduce_sl() -> pd.DataFrame:
-    """Mortazavi & Jalili 2017, Tables 2-3, MDAV SL: MDAV classic, renormalized centroids, Δ = 0.1, w = 0.001 or
-    seeded rand.
-    """
-    rows = []
-    for table, sets in published.MORTAZAVI_SL_MDAV.items():
-        wishes, tol = published.MORTAZAVI_SL_WEIGHTS[table], published.MORTAZAVI_SL_TOLERANCE[table]
-        for name, values in sets.items():
-            for k, pub in zip(published.K_MORTAZAVI, values):
-                ours = satisfaction_level(*_mdav_z(name, k, "classic", True), delta=0.1, **wishes)
-                rows.append({"table": f"Mortazavi & Jalili 2017 {table}", "row": "MDAV SL", "variant": "classic",
-                             "data": name,
-                             "k": k, "published": pub, "ours": round(ours, 4),
-                             "match": abs(ours - float(pub)) <= tol + 1e-9, "note": ""})
-    table = pd.DataFrame(rows)
-    table.attrs["criterion"] = "SL %, tolerance 0.02 pp (Table 2) and 0.05 pp (Table 3)"
-    return table
-
-
-def reproduce_dld() -> pd.DataFrame:
-    """Chettri, Paul & Dutta, Table 4 (DLD, 1st or 2nd nearest) beside ours; the published column is CV-MDAV's."""
-    rows = []
-    for name, values in published.CHETTRI_DLD.items():
-        Z = standardize(load_dataset(name))
-        for k, pub in zip(published.K_CHETTRI, values):
-            ours = dld(Z, mean(Z, cvmdav(Z, k)), rule="1st_or_2nd")
-            rows.append({"table": "Chettri, Paul & Dutta, Table 4", "row": "CV-MDAV DLD",
-                         "variant": "cvmdav (literal reading), mean",
-                         "data": name, "k": k, "published": pub, "ours": round(ours, 4),
-                         "match": published.matches(ours, pub), "note": published.CHETTRI_DLD_NOTE})
-    table = pd.DataFrame(rows)
-    table.attrs["criterion"] = "DLD %, tolerance 0.001 after truncation; not expected to match, see the note"
-    return table
-
-
-def reproduce_scores() -> pd.DataFrame:
-    """Oommen & Fayyoumi 2010, Table III (Census, MDAV: G_IL, RLD, ID, G_DR, SI) and Mortazavi & Jalili 2017, Table
-    4 (MDAV SI) beside ours.
-    """
-    rows = []
-    df = load_dataset("census")
-    for k_i, k in enumerate(published.K_OOMMEN):
-        rep = microaggregate(df, k, variant="single").report(keys=list(published.OOMMEN_KEYS))
-        value = rep[rep["attribute"] == "all"].set_index("metric")["value"]
-        for metric, values in published.OOMMEN_TABLE3_MDAV.items():
-            ours, pub = float(value[metric]), values[k_i]
-            note = published.OOMMEN_TABLE3_NOTE.get(metric, "")
-            if not note and metric != "G_IL":
-                note = "depends on RLD and ID"
-            rows.append({"table": "Oommen & Fayyoumi 2010, Table III", "row": metric, "variant": "single",
-                         "data": "census", "k": k,
-                         "published": pub, "ours": round(ours, 4), "match": published.rounds_to(ours, pub),
-                         "note": note})
-    for name, values in published.MORTAZAVI_SI_MDAV.items():
-        for k, pub in zip(published.K_MORTAZAVI, values):
-            Z, Zp = _mdav_z(name, k, "classic", True)
-            ours = si_mortazavi(dr_mortazavi(dld(Z, Zp, rule="lowest_index"), sdid(Z, Zp)), pil(Z, Zp))
-            rows.append({"table": "Mortazavi & Jalili 2017, Table 4", "row": "MDAV SI", "variant": "classic",
-                         "data": name, "k": k,
-                         "published": pub, "ours": round(ours, 4), "match": published.rounds_to(ours, pub),
-                         "note": "not reproduced: the paper does not give PIL's density estimate nor DLD/SDID details"})
-    table = pd.DataFrame(rows)
-    table.attrs["criterion"] = "ours rounded to the printed precision (trailing zeros taken as padding)"
-    return table
-
-
-def reproduce_p3m(local: bool = False) -> pd.DataFrame:
-    """Mortazavi & Jalili 2017, Tables 2 and 3, P3M row (SL %), beside ours with objective, dual bound and
-    certification.
-
-    Setting: MDAV classic, alpha = 0.5, Delta = 0.1 absolute (z units); Table 2 w = 0.001, Table 3
-    w = RandomState(1).rand(d, n).T per (data set, k). ``local`` adds scipy trust-constr from
-    delta = 0 (a local solver like the paper's CONOPT, about a minute in all) to show the spread of
-    Table 3's local optima.
-    """
-    rows = []
-    for name in ("tarragona", "census", "eia"):
-        Z = standardize(load_dataset(name))
-        for k, pub2, pub3 in zip(published.K_MORTAZAVI, published.MORTAZAVI_TABLE2_P3M[name],
-                                 published.MORTAZAVI_TABLE3_P3M[name]):
-            labels = mdav(Z, k, "classic")
-            base = _renormalize(mean(Z, labels))
-            for table, pub, weights, tol in (("Mortazavi & Jalili 2017, Table 2", pub2, "given", 0.1),
-                                             ("Mortazavi & Jalili 2017, Table 3", pub3, "random", 1.0)):
-                res = p3m_solve(Z, labels, alpha=0.5, delta=0.1, w=0.001, weights=weights, w_seed=1)
-                ours = satisfaction_level(Z, res.Zp, 0.1, 0.001, weights=weights, w_seed=1)
-                row = {"table": table, "data": name, "k": k, "w": "0.001" if weights == "given" else "rand",
-                       "published": pub, "ours": round(ours, 2), "MDAV (ours)":
-                       round(satisfaction_level(Z, base, 0.1, 0.001, weights=weights, w_seed=1), 2),
-                       "objective": round(float(res.objective.sum()), 4),
-                       "dual bound": round(float(res.dual_bound.sum()), 4),
-                       "certified": f"{int(res.certified.sum())}/{len(res.status)}",
-                       "match": abs(ours - float(pub)) <= tol + 1e-9}
-                if local:
-                    loc = p3m_solve(Z, labels, alpha=0.5, delta=0.1, w=0.001, weights=weights, w_seed=1,
-                                    solver="trust-constr")
-                    row["local SL"] = round(satisfaction_level(Z, loc.Zp, 0.1, 0.001, weights=weights, w_seed=1), 2)
-                    row["local objective"] = round(float(loc.objective.sum()), 4)
-                row["note"] = "" if weights == "given" else "local optima differ by up to ~1 pp (README, P3M)"
-                rows.append(row)
-    out = pd.DataFrame(rows)
-    out.attrs["criterion"] = ("SL %, tolerance 0.1 pp for Table 2 and 1 pp for Table 3, the spread between local "
-                              "optima of its non-convex problem; the dual bound beside each objective bounds how far "
-                              "from the global optimum ours can be")
-    return out
-
-
-def reproduce_partition() -> pd.DataFrame:
-    """Chettri, Paul & Dutta, Tables 1-3 (MDAV-1, V-MDAV, CV-MDAV rows) and Oommen & Fayyoumi 2010, Table II
-    (IAMAT) beside ours.
-    """
-    Zs = {name: standardize(load_dataset(name)) for name in ("tarragona", "census", "eia")}
-    trunc = "0.001 after truncation"
-    rows = []
-
-    def add(table, row, setting, name, k, pub, ours, tolerance, match, note=""):
-        rows.append({"table": table, "row": row, "setting": setting, "data": name, "k": k, "published": pub,
-                     "ours": round(ours, 4), "tolerance": tolerance, "match": bool(match), "note": note})
-
-    for name, Z in Zs.items():
-        gamma = published.CHETTRI_VMDAV_GAMMA[name]
-        for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL["MDAV-1"][name]):
-            ours = partition_information_loss(Z, mdav(Z, k, "mdav1"))
-            add("Chettri, Paul & Dutta, Tables 1-3", "MDAV-1", "mdav variant=mdav1", name, k, pub, ours, trunc,
-                published.matches(ours, pub))
-        for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL["V-MDAV"][name]):
-            ours = partition_information_loss(Z, vmdav(Z, k, gamma))
-            add("Chettri, Paul & Dutta, Tables 1-3", "V-MDAV", f"vmdav gamma={gamma} centroid=fixed", name, k, pub,
-                ours,
-                f"{published.VMDAV_TOLERANCE} absolute", abs(ours - float(pub)) <= published.VMDAV_TOLERANCE)
-        for k, pub in zip(published.K_CHETTRI, published.CHETTRI_IL["CV-MDAV"][name]):
-            ours = partition_information_loss(Z, cvmdav(Z, k))
-            match = published.matches(ours, pub)
-            add("Chettri, Paul & Dutta, Tables 1-3", "CV-MDAV", "cvmdav (literal reading)", name, k, pub, ours,
-                trunc, match,
-                "" if match else published.CHETTRI_CVMDAV_NOTE)
-    for name, values in published.OOMMEN_IL["IAMAT"].items():
-        for k, pub in zip(published.K_OOMMEN, values):
-            ours = partition_information_loss(Zs[name], iamat(Zs[name], k))
-            rel = abs(ours - float(pub)) / float(pub)
-            add("Oommen & Fayyoumi 2010, Table II", "IAMAT", "iamat (literal, log domain)", name, k, pub, ours,
-                f"{published.IAMAT_RELATIVE_TOLERANCE:.1%} relative", rel <= published.IAMAT_RELATIVE_TOLERANCE,
-                published.OOMMEN_IAMAT_NOTE)
-    table = pd.DataFrame(rows)
-    table.attrs["criterion"] = "IL %, within the tolerance column"
-    return table
-
-
-REPRODUCIBLE = {"mdav": reproduce_mdav, "partition": reproduce_partition, "sl": reproduce_sl, "dld": reproduce_dld,
-                "scores": reproduce_scores, "p3m": reproduce_p3m, "p3m-local": lambda: reproduce_p3m(local=True),
-                "hmpfsom": reproduce_hmpfsom}
-
-
 def cmd_reproduce(args) -> int:
     table = REPRODUCIBLE[args.what]()
     with pd.option_context("display.max_colwidth", 100, "display.width", 200, "display.max_rows", 500):
         print(table.to_string(index=False))
-    matched = int(table["match"].sum())
-    summary = table.attrs.get("summary") or (f"{matched} of {len(table)} published values reproduced "
-                                             f"({table.attrs['criterion']}); the others are explained in the note "
-                                             "column.")
-    print("\n" + summary)
+    print("\n" + summary(table))
     return 0
 
 
@@ -509,5 +307,4 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-__all__ = ["main", "build_parser", "reproduce_mdav", "reproduce_partition", "reproduce_sl", "reproduce_dld",
-           "reproduce_scores", "reproduce_p3m", "reproduce_hmpfsom"]
+__all__ = ["main", "build_parser"]

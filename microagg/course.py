@@ -273,7 +273,7 @@ def heatmap(grid: pd.DataFrame, value: str = "SL", rows: str = "k", columns: str
 
 
 def gaps(table: pd.DataFrame) -> go.Figure:
-    """Ours − published for every cell of a reproduction table (``cli.reproduce_*``): one labelled row per cell,
+    """Ours − published for every cell of a reproduction table (``reproduce.reproduce_*``): one labelled row per cell,
     the difference written next to its dot, green where the cell is reproduced."""
     diff = table["ours"].astype(float) - table["published"].astype(float)
     keys = [c for c in ("table", "row", "data", "k", "w") if c in table and table[c].nunique() > 1]

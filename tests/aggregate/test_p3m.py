@@ -3,10 +3,10 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg import published
 from microagg.aggregate import p3m, p3m_solve
 from microagg.metrics.privacy import satisfaction_level
 from microagg.registry import get_method
+from microagg.reproduce import published
 from microagg.wishes import random_weights
 
 DATA = ("tarragona", "census", "eia")

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg import published
 from microagg.labels import check_labels
 from microagg.metrics import gil, groups, privacy, probabilistic, risk, scores, significance, utility
 from microagg.metrics.registry import get_metric
 from microagg.metrics.report import evaluate_arrays
+from microagg.reproduce import published
 
 
 def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delta=0.1, relative=False, w=0.001,

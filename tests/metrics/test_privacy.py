@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg import metrics, published
+from microagg import metrics
+from microagg.reproduce import published
 from microagg.wishes import random_weights
 
 

@@ -236,7 +236,7 @@ ABIDI_TABLES = {
                      100: ("400", "100", "2", "11", "465.27", "15.11", "14.14", "14.67")},
     },
 }
-# Cells the tables themselves contradict (checked in tests/test_published.py).
+# Cells the tables themselves contradict (checked in tests/reproduce/test_published.py).
 ABIDI_PRINTED_SLIPS = {
     ("census", "sub-census2", "classes"): "the four classes add up to 377 records, the sub-microdata has 376",
     ("census", "sub-census2", 1): "MDAV with k = 1 forms 370 groups of a sub-microdata of 376 records",

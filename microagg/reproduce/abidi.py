@@ -23,13 +23,13 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..aggregate import mean
+from ..datasets import load_dataset
+from ..labels import check_labels
+from ..metrics import il1s, sse_i
+from ..partition import hm_pfsom_steps, mdav, select_pfcm
+from ..partition.hybrid import scale
 from . import published
-from .aggregate import mean
-from .datasets import load_dataset
-from .labels import check_labels
-from .metrics import il1s, sse_i
-from .partition import hm_pfsom_steps, mdav, select_pfcm
-from .partition.hybrid import scale
 
 SETTINGS = {"census": {}, "eia": {"variant": "abidi"}}
 
@@ -87,9 +87,9 @@ def _dataset(name: str, ks: list[int]) -> tuple[list[dict], str]:
     return rows, pcaes_note
 
 
-def reproduce_hmpfsom() -> pd.DataFrame:
-    """Abidi, Ben Yahia & Perera 2018, Tables 9-12 (Census, EIA) beside ours; ``match``: HM-pfsom's minimal SSE_i
-    is at least MDAV's.
+def tables_9_12() -> pd.DataFrame:
+    """Tables 9-12 (Census, EIA) beside ours, one row per published (sub-microdata, k); ``match``: HM-pfsom's
+    minimal SSE_i is at least MDAV's.
     """
     rows, notes = [], []
     for name in SETTINGS:

@@ -1,15 +1,15 @@
-"""Abidi, Ben Yahia & Perera 2018, Tables 9-12 beside our HM-pfsom (microagg/hmpfsom_tables.py)."""
+"""Abidi, Ben Yahia & Perera 2018, Tables 9-12 beside our HM-pfsom (microagg/reproduce/abidi.py)."""
 
 import numpy as np
 import pytest
 
-from microagg import published
-from microagg.hmpfsom_tables import reproduce_hmpfsom
+from microagg.reproduce import published
+from microagg.reproduce.abidi import tables_9_12
 
 
 @pytest.fixture(scope="module")
 def table():
-    return reproduce_hmpfsom()
+    return tables_9_12()
 
 
 def test_one_row_per_published_row(table):

@@ -1,4 +1,4 @@
-from microagg import published
+from microagg.reproduce import published
 
 
 def test_rounding_to_the_printed_precision():
