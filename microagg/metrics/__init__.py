@@ -6,7 +6,7 @@ G_DR, SI), ``significance`` (sign test), each registering its metrics with their
 metric described as data), ``anonymity`` (group statistics, k-anonymity) and ``report`` (``evaluate``).
 """
 
-from . import registry
+from . import attribute, disclosure, inference, registry
 from .anonymity import group_sizes, group_stats, k_anonymity
 from .gil import g_il, gil_components
 from .groups import adm, sse_i
