@@ -155,7 +155,8 @@ def known_columns(d: int, conf, keys=None, names=None) -> list[int]:
 def check_tolerance(tolerance) -> float:
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.number)) or \
             not 0 <= float(tolerance) < np.inf:
-        raise MicroaggError(f"'tolerance' must be a finite number >= 0 (in % of the attribute's sd); got {tolerance!r}.")
+        raise MicroaggError(f"'tolerance' must be a finite number >= 0 (in % of the attribute's sd); got "
+                            f"{tolerance!r}.")
     return float(tolerance)
 
 

@@ -2,8 +2,13 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.metrics.attribute import (attribute_disclosure, distinct_l_by_class, entropy_l_by_class,
-                                        equivalence_classes, t_closeness_by_class)
+from microagg.metrics.attribute import (
+    attribute_disclosure,
+    distinct_l_by_class,
+    entropy_l_by_class,
+    equivalence_classes,
+    t_closeness_by_class,
+)
 
 
 def brute_emd(values, classes):

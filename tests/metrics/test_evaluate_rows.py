@@ -6,10 +6,21 @@ import pytest
 
 import microagg as ma
 from microagg import published
-from microagg.labels import check_labels
 from microagg.checks import columns
-from microagg.metrics import (attribute, disclosure, gil, groups, inference, privacy, probabilistic, risk, scores,
-                              significance, utility)
+from microagg.labels import check_labels
+from microagg.metrics import (
+    attribute,
+    disclosure,
+    gil,
+    groups,
+    inference,
+    privacy,
+    probabilistic,
+    risk,
+    scores,
+    significance,
+    utility,
+)
 from microagg.metrics.registry import get_metric
 from microagg.metrics.report import evaluate_arrays
 

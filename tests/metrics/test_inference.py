@@ -3,8 +3,7 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg.metrics.inference import (attack, baseline_success, count_within, inference_risk, newcombe,
-                                        wilson)
+from microagg.metrics.inference import attack, baseline_success, count_within, inference_risk, newcombe, wilson
 
 
 def brute_attack(Rq, G, Tq, T, tol):
