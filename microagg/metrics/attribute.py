@@ -39,28 +39,24 @@ def _check(values, classes) -> tuple[np.ndarray, np.ndarray]:
     return v, c
 
 
-def _counts(v: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The class, global value rank and count of every distinct (class, value) pair, sorted by class then value."""
-    rank = np.unique(v, return_inverse=True)[1].reshape(-1)
-    pairs, counts = np.unique(np.column_stack([c, rank]), axis=0, return_counts=True)
-    return pairs[:, 0], pairs[:, 1], counts
+def _counts(v: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The class, global value rank and count of every distinct (class, value) pair, sorted by class then value,
+    and the number m of distinct values."""
+    rank = np.unique(v, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    m = int(rank.max()) + 1
+    pairs, counts = np.unique(c.astype(np.int64) * m + rank, return_counts=True)
+    return pairs // m, pairs % m, counts, m
 
 
 def distinct_l_by_class(values, classes) -> np.ndarray:
     """Number of distinct sensitive values in each class (distinct l-diversity; Machanavajjhala et al. 2007, §4.1)."""
-    v, c = _check(values, classes)
-    cls, _, _ = _counts(v, c)
-    return np.bincount(cls, minlength=c.max() + 1)
+    return _by_class(*_check(values, classes))[0]
 
 
 def entropy_l_by_class(values, classes) -> np.ndarray:
     """exp of the entropy of the sensitive values in each class: a class is entropy l-diverse iff this is >= l
     (Machanavajjhala et al. 2007, Def. 4.1; natural logarithm)."""
-    v, c = _check(values, classes)
-    cls, _, counts = _counts(v, c)
-    size = np.bincount(c, minlength=c.max() + 1)
-    p = counts / size[cls]
-    return np.exp(np.bincount(cls, weights=-p * np.log(p), minlength=c.max() + 1))
+    return _by_class(*_check(values, classes))[1]
 
 
 def t_closeness_by_class(values, classes) -> np.ndarray:
@@ -70,16 +66,21 @@ def t_closeness_by_class(values, classes) -> np.ndarray:
 
     Computed in O(n log n): between two consecutive values of a class F_class is constant and F_table increases, so
     each stretch is summed from prefix sums of F_table."""
-    v, c = _check(values, classes)
-    rank = np.unique(v, return_inverse=True)[1].reshape(-1)
-    m = rank.max() + 1
+    return _by_class(*_check(values, classes))[2]
+
+
+def _by_class(v: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct l, entropy l and t of every class, from one count of the (class, value) pairs."""
+    cls, r, counts, m = _counts(v, c)
     n_cls = c.max() + 1
-    if m == 1:
-        return np.zeros(n_cls)
-    F = np.cumsum(np.bincount(rank, minlength=m)) / len(v)  # F_table at ranks 0..m-1
-    S = np.concatenate([[0.0], np.cumsum(F)])  # S[j] = sum of F over ranks < j
-    cls, r, counts = _counts(v, c)
     size = np.bincount(c, minlength=n_cls)
+    p = counts / size[cls]
+    distinct = np.bincount(cls, minlength=n_cls)
+    entropy = np.exp(np.bincount(cls, weights=-p * np.log(p), minlength=n_cls))
+    if m == 1:
+        return distinct, entropy, np.zeros(n_cls)
+    F = np.cumsum(np.bincount(r, weights=counts, minlength=m)) / len(v)  # F_table at ranks 0..m-1
+    S = np.concatenate([[0.0], np.cumsum(F)])  # S[j] = sum of F over ranks < j
     level = (np.cumsum(counts) - np.concatenate([[0], np.cumsum(size)])[cls]) / size[cls]  # F_class from r on
     last = np.r_[cls[1:] != cls[:-1], True]
     end = np.where(last, m, np.r_[r[1:], 0])
@@ -92,7 +93,7 @@ def t_closeness_by_class(values, classes) -> np.ndarray:
     cut = np.clip(np.searchsorted(F, lev, side="left"), start, end)  # F_table < lev before cut, >= lev from cut
     below = lev * (cut - start) - (S[cut] - S[start])
     above = (S[end] - S[cut]) - lev * (end - cut)
-    return np.bincount(owner, weights=below + above, minlength=n_cls) / (m - 1)
+    return distinct, entropy, np.bincount(owner, weights=below + above, minlength=n_cls) / (m - 1)
 
 
 def attribute_disclosure(sensitive, released, key_classes=None) -> dict:
@@ -101,9 +102,10 @@ def attribute_disclosure(sensitive, released, key_classes=None) -> dict:
     S = np.asarray(sensitive, dtype=np.float64)
     S = S[:, None] if S.ndim == 1 else S
     classes = equivalence_classes(released, key_classes)
-    return {"l-diversity": np.array([distinct_l_by_class(s, classes).min() for s in S.T]),
-            "entropy l-diversity": np.array([entropy_l_by_class(s, classes).min() for s in S.T]),
-            "t-closeness": np.array([t_closeness_by_class(s, classes).max() for s in S.T])}
+    per = [_by_class(s, classes) for s in S.T]
+    return {"l-diversity": np.array([d.min() for d, _, _ in per]),
+            "entropy l-diversity": np.array([e.min() for _, e, _ in per]),
+            "t-closeness": np.array([t.max() for _, _, t in per])}
 
 
 def sensitive(ctx) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -53,36 +53,45 @@ def newcombe(x1, n1: int, x2, n2: int, z: float = Z95) -> tuple[float, float]:
 
 def count_within(cls: np.ndarray, values: np.ndarray, q_cls: np.ndarray, lo: np.ndarray, hi: np.ndarray
                  ) -> np.ndarray:
-    """Per query i, the number of records of class ``q_cls[i]`` whose value lies in [lo[i], hi[i]]. Records are
-    keyed by (class, number of values below theirs), so one sorted array answers every query by bisection."""
-    n = len(values)
+    """Per query i, the number of records of class ``q_cls[i]`` whose value lies in [lo[i], hi[i]]."""
+    return _count(cls, q_cls, *_ranks(values, lo, hi))
+
+
+def _ranks(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The number of values below each value, below each ``lo`` and at most each ``hi``: v lies in [lo, hi] iff its
+    rank is at least lo's and below hi's."""
     ordered = np.sort(values)
-    key = np.sort(cls.astype(np.int64) * (n + 1) + np.searchsorted(ordered, values, side="left"))
-    base = q_cls.astype(np.int64) * (n + 1)
-    upto = np.searchsorted(key, base + np.searchsorted(ordered, hi, side="right"), side="left")
-    below = np.searchsorted(key, base + np.searchsorted(ordered, lo, side="left"), side="left")
-    return upto - below
+    return (np.searchsorted(ordered, values, side="left"), np.searchsorted(ordered, lo, side="left"),
+            np.searchsorted(ordered, hi, side="right"))
+
+
+def _count(cls: np.ndarray, q_cls: np.ndarray, rank: np.ndarray, r_lo: np.ndarray, r_hi: np.ndarray) -> np.ndarray:
+    """:func:`count_within` from ranks: records keyed by (class, rank) in one sorted array, each query bisected."""
+    n = len(rank) + 1
+    key = np.sort(cls.astype(np.int64) * n + rank)
+    base = q_cls.astype(np.int64) * n
+    return np.searchsorted(key, base + r_hi, side="left") - np.searchsorted(key, base + r_lo, side="left")
 
 
 def attack_success(classes: np.ndarray, nearest: np.ndarray, ties: dict, guesses: np.ndarray, truth: np.ndarray,
-                   tol: float) -> np.ndarray:
+                   tol: float, ranks=None) -> np.ndarray:
     """Per target, the probability that a released record drawn from its nearest class(es) has a value within
     ``tol`` of ``truth``. ``classes``: the class of every released record (equal quasi-identifiers), ``guesses``
     their confidential values; ``nearest``: the nearest class of every target, ``ties`` target -> all tied
-    classes (as from ``risk.nearest_ties``)."""
+    classes (as from ``risk.nearest_ties``); ``ranks``: :func:`_ranks` of these values, if already made."""
+    rank, r_lo, r_hi = _ranks(guesses, truth - tol, truth + tol) if ranks is None else ranks
     size = np.bincount(classes)
-    hits = count_within(classes, guesses, nearest, truth - tol, truth + tol)
-    p = hits / size[nearest]
+    p = _count(classes, nearest, rank, r_lo, r_hi) / size[nearest]
     for q, tied in ties.items():
-        many = np.full(len(tied), truth[q])
-        p[q] = count_within(classes, guesses, tied, many - tol, many + tol).sum() / size[tied].sum()
+        many = np.ones(len(tied), dtype=np.int64)
+        p[q] = _count(classes, tied, rank, many * r_lo[q], many * r_hi[q]).sum() / size[tied].sum()
     return p
 
 
-def baseline_success(guesses: np.ndarray, truth: np.ndarray, tol: float) -> np.ndarray:
+def baseline_success(guesses: np.ndarray, truth: np.ndarray, tol: float, ranks=None) -> np.ndarray:
     """Per target, the share of released values within ``tol`` of ``truth`` (a guess from the marginal alone)."""
-    zero = np.zeros(len(guesses), dtype=np.int64)
-    return count_within(zero, guesses, np.zeros(len(truth), dtype=np.int64), truth - tol, truth + tol) / len(guesses)
+    _, r_lo, r_hi = _ranks(guesses, truth - tol, truth + tol) if ranks is None else ranks
+    return (r_hi - r_lo) / len(guesses)
 
 
 def attack(released_qi, released_conf, targets_qi, targets_conf, tol) -> tuple[np.ndarray, np.ndarray]:
@@ -102,8 +111,11 @@ def attack(released_qi, released_conf, targets_qi, targets_conf, tol) -> tuple[n
 
 
 def _rates(classes, nearest, ties, G, T, tol) -> tuple[np.ndarray, np.ndarray]:
-    a = np.column_stack([attack_success(classes, nearest, ties, G[:, s], T[:, s], tol[s]) for s in range(G.shape[1])])
-    b = np.column_stack([baseline_success(G[:, s], T[:, s], tol[s]) for s in range(G.shape[1])])
+    a, b = np.empty(T.shape), np.empty(T.shape)
+    for s in range(G.shape[1]):
+        ranks = _ranks(G[:, s], T[:, s] - tol[s], T[:, s] + tol[s])
+        a[:, s] = attack_success(classes, nearest, ties, G[:, s], T[:, s], tol[s], ranks)
+        b[:, s] = baseline_success(G[:, s], T[:, s], tol[s], ranks)
     return a, b
 
 
@@ -179,8 +191,8 @@ def _probabilities(ctx) -> tuple[np.ndarray, np.ndarray, list[str]]:
         for rows in np.split(order, np.cumsum(np.bincount(kc))[:-1]):
             link = Linkage(ctx.Z[rows], ctx.Zp[rows], keys)
             a[rows] = _rates(link.classes, *link.nearest_classes(), released[rows], truth[rows], tol)[0]
-        return a, _rates(np.zeros(ctx.n, dtype=np.int64), np.zeros(ctx.n, dtype=np.int64), {}, released, truth,
-                         tol)[1], names
+        b = np.column_stack([baseline_success(released[:, s], truth[:, s], tol[s]) for s in range(len(names))])
+        return a, b, names
     link = shared_linkage(ctx) if len(keys) == ctx.d else Linkage(ctx.Z, ctx.Zp, keys)
     return (*_rates(link.classes, *link.nearest_classes(), released, truth, tol), names)
 
