@@ -1,6 +1,6 @@
 """Attribute disclosure of confidential values inside the equivalence classes of a release: distinct and entropy
-l-diversity (Machanavajjhala et al. 2007, Def. 3.3 and 4.1) and t-closeness with the ordered earth mover's distance
-(Li, Li & Venkatasubramanian 2007, §4.2). Definitions and decisions: docs/metrics.md §4.15.
+l-diversity (Machanavajjhala et al. 2007) and t-closeness with the ordered earth mover's distance
+(Li, Li & Venkatasubramanian 2007). Definitions and decisions: docs/metrics.md §4.15.
 
 An equivalence class is a set of released rows identical on every released quasi-identifier (the masked columns,
 as released) and on the key columns an intruder knows (:func:`equivalence_classes`). The sensitive values are
@@ -49,19 +49,19 @@ def _counts(v: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def distinct_l_by_class(values, classes) -> np.ndarray:
-    """Number of distinct sensitive values in each class (distinct l-diversity; Machanavajjhala et al. 2007, §4.1)."""
+    """Number of distinct sensitive values in each class (distinct l-diversity, Machanavajjhala et al. 2007)."""
     return _by_class(*_check(values, classes))[0]
 
 
 def entropy_l_by_class(values, classes) -> np.ndarray:
     """exp of the entropy of the sensitive values in each class: a class is entropy l-diverse iff this is >= l
-    (Machanavajjhala et al. 2007, Def. 4.1; natural logarithm)."""
+    (entropy l-diversity, Machanavajjhala et al. 2007; natural logarithm)."""
     return _by_class(*_check(values, classes))[1]
 
 
 def t_closeness_by_class(values, classes) -> np.ndarray:
     """Ordered earth mover's distance between each class's distribution of the sensitive values and the whole
-    table's (Li, Li & Venkatasubramanian 2007, §4.2): with the m distinct values of the table in order,
+    table's (Li, Li & Venkatasubramanian 2007, EMD for ordered values): with the m distinct values of the table in order,
     EMD = (1/(m-1)) sum_i |F_class(i) - F_table(i)|, F the cumulative shares. In [0, 1]; 0 when m = 1.
 
     Computed in O(n log n): between two consecutive values of a class F_class is constant and F_table increases, so
@@ -120,14 +120,14 @@ def sensitive(ctx) -> tuple[np.ndarray, np.ndarray, list[str]]:
 
 _DOC = "docs/metrics.md §4.15"
 _MJ = "Machanavajjhala et al. 2007"
-_LI = "Li, Li & Venkatasubramanian 2007, §4.2"
+_LI = "Li, Li & Venkatasubramanian 2007 (ordered EMD)"
 
 
 @register(
-    Metric("l-diversity", "Distinct l-diversity", "risk", "values", HIGHER, f"{_MJ}, §4.1",
+    Metric("l-diversity", "Distinct l-diversity", "risk", "values", HIGHER, f"{_MJ} (distinct)",
            "Fewest distinct original values of a confidential attribute in one equivalence class of the release.",
            _DOC, ("confidential",), ("original units",), per_attribute=True),
-    Metric("entropy l-diversity", "Entropy l-diversity", "risk", "values", HIGHER, f"{_MJ}, Def. 4.1",
+    Metric("entropy l-diversity", "Entropy l-diversity", "risk", "values", HIGHER, f"{_MJ} (entropy)",
            "Smallest exp(entropy) of a confidential attribute's original values in one equivalence class.",
            _DOC, ("confidential",), ("original units",), per_attribute=True),
     Metric("t-closeness", "t-closeness (ordered EMD)", "risk", "EMD (0-1)", LOWER, _LI,
