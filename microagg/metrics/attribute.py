@@ -61,7 +61,8 @@ def entropy_l_by_class(values, classes) -> np.ndarray:
 
 def t_closeness_by_class(values, classes) -> np.ndarray:
     """Ordered earth mover's distance between each class's distribution of the sensitive values and the whole
-    table's (Li, Li & Venkatasubramanian 2007, EMD for ordered values): with the m distinct values of the table in order,
+    table's (Li, Li & Venkatasubramanian 2007, EMD for ordered values): with the m distinct values of the table
+    in order,
     EMD = (1/(m-1)) sum_i |F_class(i) - F_table(i)|, F the cumulative shares. In [0, 1]; 0 when m = 1.
 
     Computed in O(n log n): between two consecutive values of a class F_class is constant and F_table increases, so
