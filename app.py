@@ -580,9 +580,9 @@ def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
                 "no identifier (name, ID, record number) is among them.", icon="ℹ️")
 
 
-def table_height(rows: int) -> int:
-    """A dataframe height that shows ``rows`` rows without an inner scroll bar (up to 16 rows)."""
-    return 38 + 35 * min(rows, 16)
+def table_height(rows: int, cap: int = 16) -> int:
+    """A dataframe height that shows ``rows`` rows without an inner scroll bar (up to ``cap`` rows)."""
+    return 38 + 35 * min(rows, cap)
 
 
 # --------------------------------------------------------------------------- tabs
@@ -744,7 +744,7 @@ def metric_tables(report: pd.DataFrame) -> None:
         part = table[table["family"] == family]
         st.markdown(f"**{family.capitalize()}**")
         st.dataframe(part[["metric", "value", "unit", "better"]], hide_index=True, width="stretch",
-                     height=table_height(len(part)), column_config=config)
+                     height=table_height(len(part), cap=24), column_config=config)
     about = st.expander("What each metric measures, and where it comes from", key="about-open", on_change="rerun")
     if about.open:
         about.dataframe(table[["metric", "what it measures", "source"]], hide_index=True, width="stretch",

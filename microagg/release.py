@@ -93,16 +93,19 @@ class Release:
         """
         params.setdefault("k", self.k)
         if self.confidential and params.get("confidential") is not None:
-            raise MicroaggError(f"this release's confidential columns are {self.confidential}; SSE_i is computed on "
-                                "them, so leave 'confidential' out of report().")
+            raise MicroaggError(f"this release's confidential columns are {self.confidential}; SSE_i, l-diversity, "
+                                "t-closeness and the inference attack use them, so leave 'confidential' out of "
+                                "report().")
         if get_method("aggregate", self.params["aggregation"]).personalized:
             for name in WISHES:
                 params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.in_input_order()[self.masked].to_numpy(dtype=np.float64)
         Zc = standardize(self.original, self.confidential) if self.confidential else None
+        Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None
         table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
-                                key_classes=self.key_classes if self.keys else None, **params)
+                                key_classes=self.key_classes if self.keys else None, Xc=Xc,
+                                conf_names=self.confidential, **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):

@@ -27,7 +27,7 @@ FLOORS = [
     {"stages"},
     {"scale"},
     {"pipeline"},
-    {"explore", "recipe", "reproduce"},
+    {"explore", "recipe", "reproduce", "attacks"},
     {"course"},
     {"cli", "app"},
     {"__main__"},

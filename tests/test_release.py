@@ -131,8 +131,12 @@ def test_report_is_evaluate_plus_release_rows():
     evaluated = ma.evaluate(df, rel.in_input_order(), rel.labels)
     metrics_part = rep.iloc[:len(evaluated)]
     assert list(metrics_part["metric"]) == list(evaluated["metric"])
-    # the report uses the z-scores before the release is rounded to 12 digits: differences are rounding-sized
-    assert np.allclose(metrics_part["value"].astype(float), evaluated["value"].astype(float), rtol=1e-9, atol=1e-6)
+    # the report uses the z-scores before the release is rounded to 12 digits: differences are rounding-sized,
+    # except that one-to-one linkage may pick another of the matchings whose totals differ by rounding (one record)
+    one = (metrics_part["metric"] == "DLD one-to-one").to_numpy()
+    ours, theirs = metrics_part["value"].astype(float).to_numpy(), evaluated["value"].astype(float).to_numpy()
+    assert np.allclose(ours[~one], theirs[~one], rtol=1e-9, atol=1e-6)
+    assert abs(ours[one][0] - theirs[one][0]) <= 100 / len(df)
     release_rows = set(rep["metric"].iloc[len(evaluated):])
     assert {"groups", "smallest group", "k-anonymous", "columns masked", "columns dropped"} <= release_rows
     assert set(rep.columns) == {"metric", "attribute", "value", "unit", "direction", "source"}

@@ -38,7 +38,8 @@ NEEDS = {
     "metrics": "values of other metrics",
 }
 # The computing modules, in the order of the evaluation table's rows.
-MODULES = ("utility", "probabilistic", "gil", "groups", "risk", "privacy", "scores", "significance")
+MODULES = ("utility", "probabilistic", "gil", "groups", "risk", "disclosure", "attribute", "inference", "privacy",
+           "scores", "significance")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     *WISHES,
@@ -47,8 +48,15 @@ PARAMS: dict[str, Param] = {p.name: p for p in (
           low=0, high=100, low_open=True, high_open=True, label="SDID interval p", unit="% of the sd"),
     Param("keys", "array", None, "key variables an intruder knows, for RLD (names or positions; default all)",
           "Oommen & Fayyoumi 2010, §IV-C", label="key variables"),
-    Param("confidential", "array", None, "confidential attributes for SSE_i (names or positions; default all)",
-          "Abidi, Ben Yahia & Perera 2018, Eq. 2", label="confidential attributes"),
+    Param("confidential", "array", None, "confidential attributes for SSE_i, l-diversity, t-closeness and the "
+          "inference attack (names or positions; default all)", "Abidi, Ben Yahia & Perera 2018, Eq. 2",
+          label="confidential attributes"),
+    Param("tolerance", "float", 10.0, "an inferred confidential value counts as disclosed within this distance of "
+          "the true one, in % of the attribute's sd", "docs/metrics.md §4.18", low=0, label="inference tolerance",
+          unit="% of the sd"),
+    Param("one_to_one_max", "int", 2000, "largest number of records for one-to-one linkage (an n x n distance "
+          "matrix and a cubic solver)", "docs/metrics.md §4.16", low=2, label="one-to-one linkage up to",
+          unit="records"),
     Param("si_weight", "float", 0.5, "weight x of G_IL in the SI of Oommen & Fayyoumi 2010", "Oommen & Fayyoumi 2010, "
                                                                                           "Eq. 8", low=0, high=1,
           label="weight of G_IL in SI"),
@@ -164,13 +172,15 @@ class Context:
 
     ``X``, ``Xp`` (original units), ``Z``, ``Zp`` (z-scores of the original), ``names``, ``labels`` (checked, or
     None), ``params`` (:func:`resolve`), ``Zc`` (z-scores of confidential columns released unchanged) and
-    ``key_classes`` (the class of every record on key columns released unmasked), all validated by the caller.
+    ``key_classes`` (the class of every record on key columns released unmasked), ``Xc`` and ``conf_names`` (the
+    original values and names of those confidential columns), all validated by the caller.
     """
 
     def __init__(self, X: np.ndarray, Xp: np.ndarray, Z: np.ndarray, Zp: np.ndarray, names: list[str],
-                 labels: np.ndarray | None, params: dict, Zc: np.ndarray | None = None, key_classes=None):
+                 labels: np.ndarray | None, params: dict, Zc: np.ndarray | None = None, key_classes=None,
+                 Xc: np.ndarray | None = None, conf_names: list[str] | None = None):
         self.X, self.Xp, self.Z, self.Zp, self.names, self.labels = X, Xp, Z, Zp, names, labels
-        self.params, self.Zc, self.key_classes = params, Zc, key_classes
+        self.params, self.Zc, self.key_classes, self.Xc, self.conf_names = params, Zc, key_classes, Xc, conf_names
         self.n, self.d = X.shape
         self._shared: dict[str, Any] = {}
         self._results: dict[int, dict] = {}

@@ -66,7 +66,8 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
                            per_attribute=per_attribute, **params)
 
 
-def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, **params) -> Context:
+def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, Xc=None, conf_names=None,
+            **params) -> Context:
     """The inputs of :func:`evaluate_arrays`, checked, as a :class:`~microagg.metrics.registry.Context` whose
     ``value(name)`` computes one registered metric (and only the work it needs)."""
     prm = resolve(params)
@@ -81,18 +82,21 @@ def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, **pa
         labels = check_labels(labels, n, prm["k"], d=d)
     elif prm["k"] is not None:
         raise MicroaggError("'k' checks the group sizes of 'labels': pass the labels too (or leave k out).")
-    return Context(X, Xp, Z, Zp, names, labels, prm, Zc, key_classes)
+    return Context(X, Xp, Z, Zp, names, labels, prm, Zc, key_classes, Xc, conf_names)
 
 
 def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None, key_classes=None,
-                    **params) -> pd.DataFrame:
+                    Xc=None, conf_names=None, **params) -> pd.DataFrame:
     """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
     (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
     release's own z-scores, so its metrics are computed before the released values are rounded, and with
     ``Zc``, the z-scores of confidential columns released unchanged, on which SSE_i is then computed, and
     ``key_classes``, the class of every record on the key columns released unmasked: RLD then links every
-    record only within its class. One row per registered metric whose needs these inputs meet."""
-    ctx = context(X, Xp, Z, Zp, names, labels, Zc=Zc, key_classes=key_classes, **params)
+    record only within its class; ``Xc`` and ``conf_names``, the original values and names of those confidential
+    columns (l-diversity, t-closeness, inference). One row per registered metric whose needs these inputs meet;
+    a metric's per-attribute values are one per column of ``names`` or, as a dict, per attribute it names."""
+    ctx = context(X, Xp, Z, Zp, names, labels, Zc=Zc, key_classes=key_classes, Xc=Xc, conf_names=conf_names,
+                  **params)
     rows = []
     for comp in computations():
         if not ctx.applies(comp):
@@ -103,5 +107,5 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
             rows.append((m.name, "all", value, m.unit, m.direction, m.source))
             if per_attribute and each is not None:
                 rows += [(m.name, col, v if isinstance(v, int) else float(v), m.unit, m.direction, m.source)
-                         for col, v in zip(ctx.names, each)]
+                         for col, v in (each.items() if isinstance(each, dict) else zip(ctx.names, each))]
     return pd.DataFrame(rows, columns=COLUMNS)

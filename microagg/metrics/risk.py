@@ -120,11 +120,23 @@ class Linkage:
         U, first, inverse, counts = np.unique(self.Zp, axis=0, return_index=True, return_inverse=True,
                                               return_counts=True)
         self._U, self._first, self._own, self._counts = U, first, inverse.reshape(-1), counts
-        self._nearest = self._two = None
+        self._nearest = self._two = self._ties = None
+
+    @property
+    def classes(self) -> np.ndarray:
+        """The distinct masked row (0..u-1) of every record: records with equal masked rows share one."""
+        return self._own
+
+    def nearest_classes(self) -> tuple[np.ndarray, dict]:
+        """For every original record, the nearest distinct masked row (the one whose first record has the lowest
+        index among tied rows) and, for records with several equally near rows, all of them (record -> rows)."""
+        if self._ties is None:
+            self._ties = nearest_ties(self._U, self.Z, self._first)
+        return self._ties
 
     def _forward(self) -> tuple[np.ndarray, np.ndarray]:
         if self._nearest is None:
-            best, ties = nearest_ties(self._U, self.Z, self._first)
+            best, ties = self.nearest_classes()
             own, counts = self._own, self._counts
             expected = np.where(best == own, 1.0 / counts[best], 0.0)
             for q, tied in ties.items():
@@ -228,9 +240,11 @@ def sdid(Z, Zp, p: float = 5.0, link: str = "nearest", by_attribute: bool = Fals
     return interval_disclosure(Z, Zp, linked, p, by_attribute)
 
 
-def interval_disclosure(Z: np.ndarray, Zp: np.ndarray, linked: np.ndarray, p: float, by_attribute: bool = False):
-    """SDID of validated arrays for the link i -> ``linked[i]`` (see :func:`sdid`)."""
-    sd = Z.std(axis=0)
+def interval_disclosure(Z: np.ndarray, Zp: np.ndarray, linked: np.ndarray, p: float, by_attribute: bool = False,
+                        scale: np.ndarray | None = None):
+    """SDID of validated arrays for the link i -> ``linked[i]`` (see :func:`sdid`); ``scale`` replaces the sd of
+    each attribute (the robust interval disclosure of ``linkage.py``)."""
+    sd = Z.std(axis=0) if scale is None else scale
     keep = sd > 0
     hit = (np.abs(Z - Zp[linked]) <= (p / 100.0) * sd)[:, keep]
     if by_attribute:
@@ -244,14 +258,14 @@ _ABIDI = "Abidi, Ben Yahia & Perera 2018, §4.2"
 _LINKED = ("z-scores", "linkage")
 
 
-def _linkage(ctx) -> Linkage:
+def shared_linkage(ctx) -> Linkage:
     """The linkage on all attributes, shared by the DLD rules and SDID."""
     return ctx.shared("linkage", lambda: Linkage(ctx.Z, ctx.Zp))
 
 
 def _rule(rule: str, *described: Metric):
     """Register the DLD of ``rule`` on the shared linkage."""
-    register(*described)(lambda ctx: {RULE_METRICS[rule]: _linkage(ctx).dld(rule)})
+    register(*described)(lambda ctx: {RULE_METRICS[rule]: shared_linkage(ctx).dld(rule)})
 
 
 _rule("expected", Metric(
@@ -281,7 +295,7 @@ _rule("1st_or_2nd", Metric(
                  "Share of original values within p % of the sd of the masked value of the linked record.",
                  "docs/metrics.md §4.7", ("p",), _LINKED, per_attribute=True))
 def _sdid(ctx) -> dict:
-    p, nearest = percent(ctx.params["p"]), _linkage(ctx).nearest
+    p, nearest = percent(ctx.params["p"]), shared_linkage(ctx).nearest
     return {"SDID": (interval_disclosure(ctx.Z, ctx.Zp, nearest, p),
                      interval_disclosure(ctx.Z, ctx.Zp, nearest, p, by_attribute=True))}
 
@@ -300,7 +314,7 @@ def _rld(ctx) -> dict:
     keys = columns(ctx.params["keys"], ctx.d, ctx.names, "keys")
     if ctx.key_classes is not None:
         return {"RLD": float(100.0 * blocked_credit(ctx.Z, ctx.Zp, np.asarray(ctx.key_classes), keys).mean())}
-    return {"RLD": _linkage(ctx).dld("expected") if len(keys) == ctx.d else Linkage(ctx.Z, ctx.Zp, keys).dld()}
+    return {"RLD": shared_linkage(ctx).dld("expected") if len(keys) == ctx.d else Linkage(ctx.Z, ctx.Zp, keys).dld()}
 
 
 _EXACT = "docs/metrics.md §4.14"

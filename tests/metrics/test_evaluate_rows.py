@@ -5,15 +5,29 @@ import pandas as pd
 import pytest
 
 import microagg as ma
+from microagg.checks import columns
 from microagg.labels import check_labels
-from microagg.metrics import gil, groups, privacy, probabilistic, risk, scores, significance, utility
+from microagg.metrics import (
+    attribute,
+    disclosure,
+    gil,
+    groups,
+    inference,
+    privacy,
+    probabilistic,
+    risk,
+    scores,
+    significance,
+    utility,
+)
 from microagg.metrics.registry import get_metric
 from microagg.metrics.report import evaluate_arrays
 from microagg.reproduce import published
 
 
 def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delta=0.1, relative=False, w=0.001,
-                   weights="given", w_seed=1, p=5.0, keys=None, confidential=None, si_weight=0.5):
+                   weights="given", w_seed=1, p=5.0, keys=None, confidential=None, si_weight=0.5,
+                   tolerance=10.0, one_to_one_max=2000):
     """The evaluation table, metric after metric, from the functions of every metric module."""
     n, d = X.shape
     rows = []
@@ -66,6 +80,27 @@ def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delt
     add("exact cells", cells)
     add_each("exact cells", 100.0 * (X == Xp).mean(axis=0))
     add("exact records", records)
+    add("DLD one-to-one", disclosure.dld_one_to_one(Z, Zp) if n <= one_to_one_max else
+        f"not computed above {one_to_one_max:,} records")
+    add("RID", disclosure.rid(Z, Zp, p))
+    add_each("RID", disclosure.rid(Z, Zp, p, by_attribute=True))
+    conf = columns(confidential, d, names, "confidential")
+    conf_names = [names[t] for t in conf]
+    for name, worst in attribute.attribute_disclosure(X[:, conf], Xp).items():
+        add(name, int(worst.min()) if name == "l-diversity" else float(worst.max() if name == "t-closeness" else
+                                                                          worst.min()))
+        if per_attribute:
+            for col, v in zip(conf_names, worst.tolist()):
+                add(name, v, col)
+    known = keys if keys is not None or confidential is not None else list(range(d))  # none declared: all known
+    inf = inference.inference_risk(X, Xp, conf, known, names, tolerance)
+    worst = inf.loc[inf["excess"].idxmax()]
+    for name, col in (("inference attack", "attack"), ("inference baseline", "baseline"),
+                      ("inference excess", "excess"), ("inference excess high", "excess high")):
+        add(name, float(worst[col]))
+        if per_attribute:
+            for attr, v in zip(inf["attribute"], inf[col]):
+                add(name, float(v), attr)
     sl, sl_t = privacy.satisfaction(Z, Zp, delta, w, relative=relative, weights=weights, w_seed=w_seed)
     add("SL", sl)
     add_each("SL", sl_t)
