@@ -1,12 +1,14 @@
 """Risk and utility metrics over plain arrays (original Z, protected Z', labels), and ``evaluate``.
 
-Modules by concern: ``utility`` (SSE, IL, IL1s), ``probabilistic`` (PIL), ``gil`` (M1-M5 and G_IL of Oommen &
+Modules by concern: ``utility`` (SSE, IL, IL1s), ``analysis`` (KS, Wasserstein, eigenvalue IL, regression CI
+overlap, pMSE), ``probabilistic`` (PIL), ``gil`` (M1-M5 and G_IL of Oommen &
 Fayyoumi 2010), ``groups`` (ADM, SSE_i), ``risk`` (DLD, SDID, RLD, exact cells), ``privacy`` (SL), ``scores`` (DR,
 G_DR, SI), ``significance`` (sign test), each registering its metrics with their computation in ``registry`` (every
 metric described as data), ``anonymity`` (group statistics, k-anonymity) and ``report`` (``evaluate``).
 """
 
 from . import registry
+from .analysis import eigen_il, ks_distance, pmse, regression_overlap, wasserstein
 from .anonymity import group_sizes, group_stats, k_anonymity
 from .gil import g_il, gil_components
 from .groups import adm, sse_i
@@ -23,4 +25,4 @@ __all__ = ["registry", "group_sizes", "group_stats", "k_anonymity", "g_il", "gil
            "evaluate", "dld", "linkage",
            "nearest_masked", "sdid", "dr_mortazavi", "g_dr", "si_mortazavi", "si_oommen", "sign_test", "adm", "il1s",
            "information_loss", "partition_information_loss", "sse", "sse_by_attribute", "sse_by_group", "sse_i",
-           "sst"]
+           "sst", "eigen_il", "ks_distance", "pmse", "regression_overlap", "wasserstein"]

@@ -38,7 +38,7 @@ NEEDS = {
     "metrics": "values of other metrics",
 }
 # The computing modules, in the order of the evaluation table's rows.
-MODULES = ("utility", "probabilistic", "gil", "groups", "risk", "privacy", "scores", "significance")
+MODULES = ("utility", "analysis", "probabilistic", "gil", "groups", "risk", "privacy", "scores", "significance")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     *WISHES,
