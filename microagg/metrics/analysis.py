@@ -105,37 +105,61 @@ def regression_overlap(Z, Zp, responses=None, level: float = 0.95) -> np.ndarray
 def _quadratic(M: np.ndarray) -> np.ndarray:
     """Intercept, main effects, squares and pairwise products: the propensity model of docs/metrics.md §4.23."""
     d = M.shape[1]
-    i, j = np.triu_indices(d)
-    return np.column_stack([np.ones(len(M)), M, M[:, i] * M[:, j]])
+    M = np.asfortranarray(M)
+    out = np.empty((len(M), 1 + d + d * (d + 1) // 2), order="F")  # filled column by column
+    out[:, 0] = 1.0
+    out[:, 1:d + 1] = M
+    for c, (i, j) in enumerate(zip(*np.triu_indices(d)), start=d + 1):
+        np.multiply(M[:, i], M[:, j], out=out[:, c])
+    return out
 
 
-def propensity_scores(Z, Zp, max_iter: int = 50) -> tuple[np.ndarray, int]:
-    """Fitted probability that each row of the stacked data [Z; Zp] belongs to the release, by a logistic regression
-    on the quadratic model (Newton–Raphson / IRLS; the linear predictor is bounded by ±30, so separable data end with
-    scores next to 0 and 1), and the number of model parameters."""
+def _log_likelihood(eta: np.ndarray, y: np.ndarray) -> float:
+    return float(np.sum(y * eta - np.logaddexp(0.0, eta)))
+
+
+def propensity_scores(Z, Zp, max_iter: int = 100) -> tuple[np.ndarray, int]:
+    """Fitted probability that each row of the stacked data [Z; Zp] belongs to the release, by maximum likelihood of
+    a logistic regression on the quadratic model, and the number of its parameters (the rank of the design).
+
+    Newton–Raphson on an orthonormal basis of the design's columns (from the eigenvectors of its Gram matrix,
+    directions with eigenvalues below 1e-10 of the largest dropped, so collinear terms drop out), each
+    step halved until the likelihood rises; it stops when the likelihood gains less than 1e-10 of itself. On
+    separable data the likelihood has no maximum: after ``max_iter`` steps the scores are next to 0 and 1."""
     Z, Zp = pair(Z, Zp)
     A = _quadratic(np.vstack([Z, Zp]))
-    scale = A.std(axis=0)
-    A[:, 1:] /= np.where(scale[1:] > 0, scale[1:], 1.0)  # the fitted scores do not depend on column scales
+    A[:, 1:] -= A[:, 1:].mean(axis=0)
+    A[:, 1:] /= np.maximum(np.abs(A[:, 1:]).max(axis=0), 1e-300)  # same column space, comparable scales
+    lam, V = np.linalg.eigh(A.T @ A)
+    keep = lam > 1e-10 * lam[-1]
+    U = A @ (V[:, keep] / np.sqrt(lam[keep]))
     y = np.repeat([0.0, 1.0], len(Z))
-    beta = np.zeros(A.shape[1])
-    p = np.full(len(A), 0.5)
+    beta, eta = np.zeros(U.shape[1]), np.zeros(len(U))
+    ll = _log_likelihood(eta, y)
     for _ in range(max_iter):
-        B = A * np.sqrt(p * (1 - p))[:, None]
-        H = B.T @ B + 1e-10 * np.eye(A.shape[1])  # B.T @ B: one symmetric product
-        step = np.linalg.lstsq(H, A.T @ (y - p), rcond=None)[0]
-        beta += step
-        p = 1.0 / (1.0 + np.exp(-np.clip(A @ beta, -30, 30)))
-        if np.abs(step).max() < 1e-8:
+        p = 0.5 * (1.0 + np.tanh(eta / 2))
+        B = U * np.sqrt(p * (1 - p))[:, None]
+        step = np.linalg.lstsq(B.T @ B, U.T @ (y - p), rcond=None)[0]  # B.T @ B: one symmetric product
+        t = 1.0
+        while True:
+            trial = U @ (beta + t * step)
+            gained = _log_likelihood(trial, y) - ll
+            if gained >= 0 or t < 1e-8:
+                break
+            t /= 2
+        if gained < 0:
             break
-    return p, A.shape[1]
+        beta, eta, ll = beta + t * step, trial, ll + gained
+        if gained <= 1e-10 * abs(ll):
+            break
+    return 0.5 * (1.0 + np.tanh(eta / 2)), U.shape[1]
 
 
 def pmse(Z, Zp) -> tuple[float, float]:
     """pMSE = 1/N Σ (p̂_i − c)² over the N = 2n stacked records, c = 1/2 the release's share (Woo, Reiter, Oganian &
-    Karr 2009), and its ratio to (k − 1)(1 − c)² c / N, its expectation when both come from one distribution, k the
-    model's parameters (Snoke et al. 2018): 0 and about 1 mean indistinguishable, 0.25 separable (docs/metrics.md
-    §4.23)."""
+    Karr 2009), 0 indistinguishable and 0.25 separable, and its ratio to (k − 1)(1 − c)² c / N, k the model's
+    parameters, Snoke et al. 2018's null expectation; two samples of one distribution give about 2, not 1, as
+    the delta method predicts (docs/metrics.md §4.23)."""
     p, k = propensity_scores(Z, Zp)
     N, c = len(p), 0.5
     value = float(np.mean((p - c) ** 2))
@@ -176,8 +200,8 @@ def _regression(ctx) -> dict:
            "How well a logistic model (quadratic terms) tells masked from original records: 0 = not at all, "
            "0.25 = perfectly.", _PMSE),
     Metric("pMSE ratio", "pMSE over its null expectation", "utility", "", NEUTRAL, "Snoke et al. 2018",
-           "pMSE divided by its expected value when original and release come from one distribution: near 1 = "
-           "indistinguishable.", _PMSE),
+           "pMSE divided by Snoke et al.'s null expectation (k − 1)(1 − c)²c/N: two samples of one distribution "
+           "give about 2 (docs/metrics.md §4.23); larger = easier to tell apart.", _PMSE),
 )
 def _pmse(ctx) -> dict:
     value, ratio = pmse(ctx.Z, ctx.Zp)

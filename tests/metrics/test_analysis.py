@@ -113,3 +113,18 @@ def test_evaluate_reports_the_analysis_metrics_per_attribute():
         assert rows[(name, "all")] == pytest.approx(np.mean(each))
     assert 0 < rows[("regression CI overlap", "all")] <= 1 and 0 < rows[("pMSE", "all")] < 0.25
     assert rows[("eigen IL", "all")] > 0
+
+
+def test_pmse_ratio_of_two_samples_of_one_distribution_is_about_two_not_the_published_one():
+    # Snoke et al. 2018 divide by (k - 1)(1 - c)^2 c / N and read 1 as "indistinguishable"; the delta method gives
+    # E[pMSE] = (k - 1) c (1 - c) / N, larger by 1 / (1 - c) = 2 here, and so does this simulation
+    # (docs/metrics.md §4.23)
+    rng = np.random.default_rng(11)
+    ratios = [analysis.pmse(rng.normal(size=(400, 2)), rng.normal(size=(400, 2)))[1] for _ in range(40)]
+    assert np.mean(ratios) == pytest.approx(2.0, abs=0.4) and np.mean(ratios) > 1.4
+
+
+def test_eigen_il_of_noise_with_a_fraction_of_the_variance_is_about_d_times_that_fraction():
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(20_000, 3))  # independent attributes: noise scales every eigenvalue by 1 + a
+    assert analysis.eigen_il(X, ma.baselines.noise_addition(X, 0.3, seed=1)) == pytest.approx(0.9, rel=0.05)
