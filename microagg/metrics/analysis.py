@@ -16,7 +16,8 @@ from ..errors import MicroaggError
 from ._arrays import pair
 from .registry import HIGHER, LOWER, NEUTRAL, Metric, register
 
-_MARGINS, _EIGEN, _REGRESSION, _PMSE = (f"docs/metrics.md §4.{s}" for s in (20, 21, 22, 23))
+_MARGINS, _EIGEN = "docs/metrics.md §4.20", "docs/metrics.md §4.21"
+_REGRESSION, _PMSE = "docs/metrics.md §4.22", "docs/metrics.md §4.23"
 
 
 def ks_distance(Z, Zp) -> np.ndarray:
