@@ -786,7 +786,7 @@ def ru_map(s: Setup) -> None:
     remember("ru-methods", ru_methods)
     compare = remember("ru-baselines", r1.multiselect(
         "comparison methods (not microaggregation)", list(BASELINES), key="ru-baselines",
-        format_func=lambda b: f"{BASELINES[b].title} ({BASELINES[b].source})",
+        format_func=lambda b: BASELINES[b].title,
         **initial("ru-baselines", "default", list(BASELINES))))
     top = min(30, len(s.df))
     inside("ru-k", top)

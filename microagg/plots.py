@@ -232,7 +232,7 @@ def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL",
         ends = [s.replace(" ", "") if j in (0, n - 1) else "" for j, s in enumerate(rows["setting"])]  # ends only
         colour = PALETTE[i % len(PALETTE)]
         fig.add_trace(go.Scatter(
-            x=rows[risk], y=rows[utility], mode="lines+markers+text",
+            x=rows[risk], y=rows[utility], mode="lines+markers+text", cliponaxis=False,
             name=f"{method} (not k-anonymous)" if baseline else method, text=ends,
             textposition=["bottom right" if j == 0 else "top left" for j in range(n)], customdata=rows["setting"],
             marker=dict(size=8, color=colour, symbol="diamond-open" if baseline else "circle"),
