@@ -160,11 +160,12 @@ def pmse(Z, Zp) -> tuple[float, float]:
     """pMSE = 1/N Σ (p̂_i − c)² over the N = 2n stacked records, c = 1/2 the release's share (Woo, Reiter, Oganian &
     Karr 2009), 0 indistinguishable and 0.25 separable, and its ratio to (k − 1)(1 − c)² c / N, k the model's
     parameters, Snoke et al. 2018's null expectation; two samples of one distribution give about 2, not 1, as
-    the delta method predicts (docs/metrics.md §4.23)."""
+    the delta method predicts (docs/metrics.md §4.23). The ratio is NaN when every term but the intercept drops out
+    (all records identical)."""
     p, k = propensity_scores(Z, Zp)
     N, c = len(p), 0.5
     value = float(np.mean((p - c) ** 2))
-    return value, value / ((k - 1) * (1 - c) ** 2 * c / N)
+    return value, value / ((k - 1) * (1 - c) ** 2 * c / N) if k > 1 else float("nan")
 
 
 @register(

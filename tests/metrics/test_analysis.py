@@ -128,3 +128,8 @@ def test_eigen_il_of_noise_with_a_fraction_of_the_variance_is_about_d_times_that
     rng = np.random.default_rng(12)
     X = rng.normal(size=(20_000, 3))  # independent attributes: noise scales every eigenvalue by 1 + a
     assert analysis.eigen_il(X, ma.baselines.noise_addition(X, 0.3, seed=1)) == pytest.approx(0.9, rel=0.05)
+
+
+def test_pmse_of_identical_records_has_no_ratio():
+    value, ratio = analysis.pmse(np.ones((10, 2)), np.ones((10, 2)))
+    assert value == 0.0 and np.isnan(ratio)
