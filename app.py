@@ -21,8 +21,9 @@ import streamlit as st
 import microagg as ma
 from microagg import plots, recipe, stages, tables
 from microagg.advice import scale_hint
+from microagg.baselines import BASELINES
 from microagg.engines import MEMORY
-from microagg.explore import risk_utility, satisfaction_grid, satisfaction_over_alpha
+from microagg.explore import pareto_frontier, risk_utility, satisfaction_grid, satisfaction_over_alpha
 from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import breaches
@@ -152,11 +153,11 @@ def sl_grid(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, al
 
 
 def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, runs: tuple, aggregation: str,
-             p: float, rule: str):
-    """``runs``: (method, its parameters as a sorted tuple) pairs."""
+             p: float, rule: str, baselines: tuple = ()):
+    """``runs``: (method, its parameters as a sorted tuple) pairs; ``baselines``: names of comparison methods."""
     bar = st.progress(0.0, text="Computing the risk-utility map…")
     frame = risk_utility(df, ks, {m: (m, dict(mp)) for m, mp in runs}, aggregation, list(columns), p=p, dld_rule=rule,
-                         confidential=list(confidential) or None,
+                         confidential=list(confidential) or None, baselines=list(baselines),
                          progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
     bar.empty()
     return frame
@@ -755,7 +756,10 @@ def tab_risk(s: Setup, r: Result) -> None:
     metric_tables(r.report)
     st.subheader("Risk-utility map")
     st.write("How information loss and disclosure risk move together as k grows: each point is one release; "
-             "lower-left is better. Computed when you press the button.")
+             "lower-left is better. Computed when you press the button. Noise addition and rank swapping, masking "
+             "methods that are not microaggregation (their releases are not k-anonymous), are drawn dashed for "
+             "comparison; the ringed points are the Pareto frontier, the releases no other beats on both axes "
+             "(docs/metrics.md §4.24).")
     ru_map(s)
 
 
@@ -780,6 +784,10 @@ def ru_map(s: Setup) -> None:
     names = [m.name for m in methods("partition")]
     ru_methods = r1.multiselect("methods", names, key="ru-methods", **initial("ru-methods", "default", [s.part.name]))
     remember("ru-methods", ru_methods)
+    compare = remember("ru-baselines", r1.multiselect(
+        "comparison methods (not microaggregation)", list(BASELINES), key="ru-baselines",
+        format_func=lambda b: BASELINES[b].title,
+        **initial("ru-baselines", "default", list(BASELINES))))
     top = min(30, len(s.df))
     inside("ru-k", top)
     k_lo, k_hi = remember("ru-k", r2.slider("k from … to", 2, max(3, top), key="ru-k",
@@ -789,11 +797,11 @@ def ru_map(s: Setup) -> None:
     ks = tuple(sorted({k_lo, k_hi, *range(k_lo, k_hi + 1, max(1, (k_hi - k_lo) // 7))}))
     runs = tuple((m, s.mkey if m == s.part.name else ()) for m in ru_methods)  # the sidebar's parameters
     now = (s.data_expr, len(s.df), tuple(s.masked), tuple(s.confidential), ks, runs, s.agg.name,
-           float(s.eparams["p"]), s.dld_rule)
+           float(s.eparams["p"]), s.dld_rule, tuple(compare))
     if st.button("Compute the map", key="ru-go", disabled=not ru_methods):
         try:
             frame = ru_sweep(s.df, tuple(s.masked), tuple(s.confidential), ks, runs, s.agg.name,
-                             float(s.eparams["p"]), s.dld_rule)
+                             float(s.eparams["p"]), s.dld_rule, tuple(compare))
         except ma.MicroaggError as exc:
             st.error(str(exc))
             return
@@ -803,13 +811,15 @@ def ru_map(s: Setup) -> None:
     shown_for, frame, method, rule, p = st.session_state["ru-result"]
     stale_note("map", shown_for, now)
     utility_name, risk_name = axes_pair.split(" vs ")
-    st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name), width="stretch")
+    st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name,
+                                 frontier=pareto_frontier(frame, risk_name, utility_name)), width="stretch")
     number = st.column_config.NumberColumn(format="%.2f")
     st.dataframe(frame, hide_index=True, width="stretch", height=table_height(len(frame)),
                  column_config={c: number for c in ("IL", "PIL", "DLD", "SDID")} |
                  {"seconds": st.column_config.NumberColumn(format="%.3f")})
     st.caption(f"DLD rule: {rule}; SDID interval p = {p:g} % of the sd (sidebar, Metrics); {method} with the "
-               "sidebar's parameters.")
+               "sidebar's parameters. Comparison methods (no k; 'setting' is their level, docs/methods.md §6) are "
+               "drawn with seed 0 and are never k-anonymous.")
 
 
 def tab_privacy(s: Setup, r: Result) -> None:

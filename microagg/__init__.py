@@ -1,6 +1,6 @@
 """microagg: a microaggregation lab for statistical disclosure control."""
 
-from . import aggregate, engines, metrics, partition, registry
+from . import aggregate, baselines, engines, metrics, partition, registry
 from .datasets import list_datasets, load_dataset
 from .datasets import roles as dataset_roles
 from .errors import MicroaggError
@@ -11,7 +11,7 @@ from .preprocess import Standardizer, destandardize, renormalize, standardize
 from .release import Release
 from .safety import identifiers
 
-__all__ = ["aggregate", "engines", "metrics", "partition", "registry", "list_datasets", "load_dataset", "dataset_roles",
-           "MicroaggError", "read_csv", "evaluate", "Standardizer", "destandardize", "renormalize", "standardize",
-           "Release", "microaggregate", "identifiers"]
+__all__ = ["aggregate", "baselines", "engines", "metrics", "partition", "registry", "list_datasets", "load_dataset",
+           "dataset_roles", "MicroaggError", "read_csv", "evaluate", "Standardizer", "destandardize", "renormalize",
+           "standardize", "Release", "microaggregate", "identifiers"]
 __version__ = "0.1.0"

@@ -1,4 +1,5 @@
-"""What-if sweeps: the risk-utility (R-U) map over k and methods, for the dashboard and the notebooks."""
+"""What-if sweeps: the risk-utility (R-U) map over k and methods, with comparison methods that are not
+microaggregation (``microagg.baselines``) and its Pareto frontier, for the dashboard and the notebooks."""
 
 from __future__ import annotations
 
@@ -9,19 +10,24 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .baselines import get_baseline
 from .checks import percent
 from .labels import pooled_labels
 from .metrics import group_stats
 from .metrics.report import context
 from .metrics.risk import RULE_METRICS, check_rule
 from .pipeline import microaggregate
+from .preprocess import as_frame
+from .roles import column_roles
+from .stages import standardize
 from .wishes import NAMES as WISHES
 
 SWEPT = ("IL", "PIL", "DLD", "SDID", "exact cells", "exact records")  # registered metrics; DLD by the chosen rule
-RU_COLUMNS = ["method", "k", *SWEPT, "k-anonymous", "seconds"]
+RU_COLUMNS = ["method", "k", "setting", *SWEPT, "k-anonymous", "seconds"]
 COMPARE_COLUMNS = ["run", "method", "k", "IL", "DLD", "groups", "k-anonymous", "seconds"]
 
 Runs = Mapping[str, tuple[str, dict]] | Sequence[str]
+Baselines = Mapping[str, Sequence[float]] | Sequence[str]
 
 
 def _runs(runs: Runs) -> dict[str, tuple[str, dict]]:
@@ -60,9 +66,33 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
     return pd.DataFrame(rows, columns=["run", "method", "k", *SWEPT, "groups", "k-anonymous", "seconds"])
 
 
+def _baseline_rows(data, baselines: Baselines, columns, confidential, seed: int, p: float, dld_rule: str,
+                   progress: Callable[[str], None]) -> list[dict]:
+    """One row per (comparison method, level) on the columns microaggregation would mask: the metrics :data:`SWEPT`
+    of its release, never k-anonymous, with no k."""
+    todo = dict(baselines) if isinstance(baselines, Mapping) else {name: None for name in baselines}
+    if not todo:
+        return []
+    prep = standardize(as_frame(data), column_roles(as_frame(data), columns, None, confidential), 2)
+    rows = []
+    for name, levels in todo.items():
+        base = get_baseline(name)
+        for level in base.levels if levels is None else levels:
+            t0 = time.perf_counter()
+            Xp = base(prep.X, level, seed)
+            seconds = time.perf_counter() - t0
+            ctx = context(prep.X, Xp, prep.Z, prep.std.transform(Xp), prep.roles.masked, p=p)
+            rows.append({"method": base.title, "k": pd.NA, "setting": f"{base.level.name} = {float(level):g}",
+                         **{m: ctx.value(RULE_METRICS[dld_rule] if m == "DLD" else m) for m in SWEPT},
+                         "k-anonymous": False, "seconds": seconds})
+            progress(f"{base.title}, {base.level.name} = {float(level):g}")
+    return rows
+
+
 def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation: str = "mean",
                  columns: Sequence[str] | None = None, p: float = 5.0, dld_rule: str = "expected",
-                 progress: Callable[[float, str], None] | None = None, **params) -> pd.DataFrame:
+                 progress: Callable[[float, str], None] | None = None, baselines: Baselines = (), seed: int = 0,
+                 **params) -> pd.DataFrame:
     """Utility loss (IL, PIL) and disclosure risk (DLD, SDID) of every method at every k: one row each.
 
     ``methods`` lists method names, or maps labels to ``(method, parameters)`` like :func:`compare_methods`
@@ -72,9 +102,50 @@ def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation
     ``exact cells`` and ``exact records`` the shares of masked cells published equal to their original and of
     records with one (median aggregation with groups of odd size). ``params`` go to every run (shared aggregation
     parameters, ``confidential``). ``progress(fraction, message)`` is called after each run.
+
+    ``baselines`` adds comparison methods that are not microaggregation (``microagg.baselines``: "noise",
+    "rank_swap"), each at its registered levels or, given as ``{name: levels}``, at those, drawn with ``seed`` on
+    the same masked columns: their rows have no k, ``setting`` names the level and ``k-anonymous`` is False.
     """
-    frame = _sweep(data, ks, methods, aggregation, columns, p, dld_rule, progress, **params)
-    return frame.drop(columns="method").rename(columns={"run": "method"})[RU_COLUMNS]
+    names = list(baselines) if isinstance(baselines, Mapping) else list(baselines)
+    for name in names:
+        get_baseline(name)
+    count = len(_runs(methods)) * len(ks)
+    count += sum(len(get_baseline(n).levels if not isinstance(baselines, Mapping) else baselines[n]) for n in names)
+    done = []
+
+    def step(message):
+        done.append(message)
+        if progress is not None:
+            progress(len(done) / count, message)
+
+    frame = _sweep(data, ks, methods, aggregation, columns, p, dld_rule, lambda f, m: step(m), **params)
+    frame = frame.drop(columns="method").rename(columns={"run": "method"})
+    frame["setting"] = [f"k = {k}" for k in frame["k"]]
+    rows = _baseline_rows(data, baselines, columns, params.get("confidential"), seed, percent(p), dld_rule, step)
+    out = pd.concat([frame, pd.DataFrame(rows)], ignore_index=True) if rows else frame
+    out["k"] = out["k"].astype("Int64")
+    return out[RU_COLUMNS]
+
+
+def pareto_front(risk, loss) -> np.ndarray:
+    """Boolean mask of the non-dominated points (docs/metrics.md §4.24): no other point has risk and loss both at most
+    as large and one of them smaller. Lower is better on both axes; a point with a NaN coordinate is never on the
+    front, and points that tie on both coordinates are on it together. O(m²) for m points: an R-U map is small."""
+    r, u = np.asarray(risk, dtype=np.float64), np.asarray(loss, dtype=np.float64)
+    ok = np.isfinite(r) & np.isfinite(u)
+    rr, uu = r[ok], u[ok]
+    dominated = ((rr[None, :] <= rr[:, None]) & (uu[None, :] <= uu[:, None]) &
+                 ((rr[None, :] < rr[:, None]) | (uu[None, :] < uu[:, None]))).any(axis=1)
+    out = np.zeros(len(r), dtype=bool)
+    out[np.flatnonzero(ok)[~dominated]] = True
+    return out
+
+
+def pareto_frontier(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL") -> pd.DataFrame:
+    """The rows of an R-U map (:func:`risk_utility`) on its Pareto frontier for ``risk`` and ``utility`` (no other
+    row has both lower or equal and one lower; docs/metrics.md §4.24), by increasing risk."""
+    return frame[pareto_front(frame[risk], frame[utility])].sort_values([risk, utility])
 
 
 def compare_methods(data, k: int, runs: Runs, aggregation: str = "mean",

@@ -217,20 +217,34 @@ def masked_vs_original(original: pd.Series, masked: dict[str, pd.Series], attrib
     return readable(fig)
 
 
-def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL") -> go.Figure:
-    """Risk-utility map: one line per method through its k values (``microagg.explore.risk_utility`` output)."""
+def ru_map(frame: pd.DataFrame, risk: str = "DLD", utility: str = "IL",
+           frontier: pd.DataFrame | None = None) -> go.Figure:
+    """Risk-utility map: one line per method through its k values (``microagg.explore.risk_utility`` output); the
+    comparison methods that are not microaggregation (rows without k) dashed through their levels with open
+    markers; ``frontier`` (``microagg.explore.pareto_frontier``'s rows) drawn as a grey step line with its points
+    ringed (docs/metrics.md §4.24)."""
     fig = go.Figure()
+    frame = frame.assign(setting=frame["setting"] if "setting" in frame else [f"k={k}" for k in frame["k"]])
     for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
-        rows = rows.sort_values("k")
-        ks = rows["k"].to_numpy()
-        ends = [f"k={k}" if j in (0, len(ks) - 1) else "" for j, k in enumerate(ks)]  # labels at the ends only
-        fig.add_trace(go.Scatter(x=rows[risk], y=rows[utility], mode="lines+markers+text", name=method,
-                                 text=ends, textposition=["bottom right" if j == 0 else "top left"
-                                                          for j in range(len(ks))],
-                                 customdata=ks, marker=dict(size=8, color=PALETTE[i % len(PALETTE)]),
-                                 line=dict(color=PALETTE[i % len(PALETTE)]),
-                                 hovertemplate=f"{method}, k=%{{customdata}}<br>{risk} %{{x:.2f}} %<br>"
-                                               f"{utility} %{{y:.2f}} %<extra></extra>"))
+        baseline = bool(rows["k"].isna().all())
+        rows = rows if baseline else rows.sort_values("k")
+        n = len(rows)
+        ends = [s.replace(" ", "") if j in (0, n - 1) else "" for j, s in enumerate(rows["setting"])]  # ends only
+        colour = PALETTE[i % len(PALETTE)]
+        fig.add_trace(go.Scatter(
+            x=rows[risk], y=rows[utility], mode="lines+markers+text", cliponaxis=False,
+            name=f"{method} (not k-anonymous)" if baseline else method, text=ends,
+            textposition=["bottom right" if j == 0 else "top left" for j in range(n)], customdata=rows["setting"],
+            marker=dict(size=8, color=colour, symbol="diamond-open" if baseline else "circle"),
+            line=dict(color=colour, dash="dash" if baseline else "solid"),
+            hovertemplate=f"{method}, %{{customdata}}<br>{risk} %{{x:.2f}} %<br>{utility} %{{y:.2f}} %<extra></extra>"))
+    if frontier is not None and len(frontier):
+        front = frontier.sort_values([risk, utility])
+        fig.add_trace(go.Scatter(x=front[risk], y=front[utility], mode="lines+markers", name="Pareto frontier",
+                                 line=dict(color="#444", width=1, shape="hv"),
+                                 marker=dict(size=15, symbol="circle-open", color="#444", line=dict(width=2)),
+                                 customdata=front["method"] + ", " + front["setting"],
+                                 hovertemplate="on the frontier: %{customdata}<extra></extra>"))
     fig.update_layout(title=f"Risk-utility map: {utility} against {risk} (lower-left is better)",
                       xaxis_title=f"{risk} (%) — disclosure risk", yaxis_title=f"{utility} (%) — information loss",
                       height=460, legend=dict(orientation="h", y=-0.18))
@@ -273,8 +287,10 @@ def tradeoff_over_k(frame: pd.DataFrame, utility: str = "IL", risk: str = "DLD")
     """Information loss (left axis) and disclosure risk (right axis) against k: the privacy/utility tension.
 
     ``frame`` is ``microagg.explore.risk_utility`` output; every method gets a solid utility line and a dashed
-    risk line. IL is Chettri, Paul & Dutta, Eq. 4, DLD docs/metrics.md §4.6 b.
+    risk line (rows without k, the comparison methods, are left out). IL is Chettri, Paul & Dutta, Eq. 4, DLD
+    docs/metrics.md §4.6 b.
     """
+    frame = frame[frame["k"].notna()]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
         rows = rows.sort_values("k")

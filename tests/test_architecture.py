@@ -21,7 +21,7 @@ FLOORS = [
     {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets"},
     {"registry", "roles", "rows"},
     {"wishes"},
-    {"partition", "aggregate"},
+    {"partition", "aggregate", "baselines"},
     {"metrics"},
     {"engines", "release"},
     {"stages"},

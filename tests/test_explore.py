@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.explore import COMPARE_COLUMNS, RU_COLUMNS, compare_methods, risk_utility
+from microagg.explore import COMPARE_COLUMNS, RU_COLUMNS, compare_methods, pareto_front, pareto_frontier, risk_utility
 
 
 def test_risk_utility_map_moves_the_right_way():
@@ -52,3 +52,36 @@ def test_risk_utility_takes_labelled_runs_with_parameters():
     assert frame["method"].tolist() == ["V-MDAV γ=1.1"] and frame["k-anonymous"].all()
     assert frame["IL"].item() == pytest.approx(ma.metrics.information_loss(rel.Z, rel.Zp))
     assert frame["IL"].item() != pytest.approx(risk_utility(data, [5], ["vmdav"])["IL"].item())  # gamma reached it
+
+
+def test_pareto_front_of_a_constructed_set_by_brute_force():
+    risk = [1.0, 2.0, 3.0, 2.0, 4.0, 1.0, np.nan, 3.0]
+    loss = [5.0, 3.0, 1.0, 4.0, 0.5, 5.0, 0.0, 1.0]
+    # (2, 4) is beaten by (2, 3); the NaN point is never on it; (1, 5), (3, 1) each appear twice: both kept
+    assert pareto_front(risk, loss).tolist() == [True, True, True, False, True, True, False, True]
+    rng = np.random.default_rng(0)
+    r, u = rng.integers(0, 6, 40).astype(float), rng.integers(0, 6, 40).astype(float)
+    brute = [not any(r[j] <= r[i] and u[j] <= u[i] and (r[j], u[j]) != (r[i], u[i]) for j in range(40))
+             for i in range(40)]
+    assert pareto_front(r, u).tolist() == brute
+
+
+def test_risk_utility_puts_comparison_methods_on_the_map_as_not_k_anonymous():
+    data = ma.load_dataset("census")
+    seen = []
+    frame = risk_utility(data, [3, 10], ["mdav"], baselines={"noise": [0.1, 0.5], "rank_swap": [5]}, seed=2,
+                         progress=lambda f, m: seen.append(f))
+    assert list(frame.columns) == RU_COLUMNS and seen == pytest.approx([0.2, 0.4, 0.6, 0.8, 1.0])
+    assert frame["method"].tolist() == ["mdav", "mdav", "Noise addition", "Noise addition", "Rank swapping"]
+    assert frame["setting"].tolist() == ["k = 3", "k = 10", "fraction = 0.1", "fraction = 0.5", "p = 5"]
+    assert frame["k"].isna().tolist() == [False, False, True, True, True]
+    assert frame["k-anonymous"].tolist() == [True, True, False, False, False]
+    X = data.to_numpy(np.float64)
+    Zp = ma.Standardizer.fit(X).transform(ma.baselines.noise_addition(X, 0.5, seed=2))
+    assert frame["IL"].iloc[3] == pytest.approx(ma.metrics.information_loss(ma.standardize(data), Zp))
+    assert frame["IL"].iloc[3] == pytest.approx(50, rel=0.1)  # noise with half the variance: IL about 50 %
+    frontier = pareto_frontier(frame)
+    assert set(frontier.index) == set(np.flatnonzero(pareto_front(frame["DLD"], frame["IL"])))
+    assert np.all(np.diff(frontier["DLD"]) >= 0)
+    with pytest.raises(ma.MicroaggError, match="unknown comparison method 'pram'"):
+        risk_utility(data, [3], baselines=["pram"])

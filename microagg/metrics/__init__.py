@@ -1,6 +1,7 @@
 """Risk and utility metrics over plain arrays (original Z, protected Z', labels), and ``evaluate``.
 
-Modules by concern: ``utility`` (SSE, IL, IL1s), ``probabilistic`` (PIL), ``gil`` (M1-M5 and G_IL of Oommen &
+Modules by concern: ``utility`` (SSE, IL, IL1s), ``analysis`` (KS, Wasserstein, eigenvalue IL, regression CI
+overlap, pMSE), ``probabilistic`` (PIL), ``gil`` (M1-M5 and G_IL of Oommen &
 Fayyoumi 2010), ``groups`` (ADM, SSE_i), ``risk`` (DLD, SDID, RLD, exact cells), ``privacy`` (SL), ``scores`` (DR,
 G_DR, SI), ``significance`` (sign test), ``disclosure`` (one-to-one linkage, RID), ``attribute`` (l-diversity,
 t-closeness), ``inference`` (inference attack against a baseline), each registering its metrics with their
@@ -9,6 +10,7 @@ computation in ``registry`` (every metric described as data), ``anonymity`` (gro
 """
 
 from . import registry
+from .analysis import eigen_il, ks_distance, pmse, regression_overlap, wasserstein
 from .anonymity import group_sizes, group_stats, k_anonymity
 from .attribute import distinct_l_by_class, entropy_l_by_class, equivalence_classes, t_closeness_by_class
 from .disclosure import dld_one_to_one, rid
@@ -29,4 +31,5 @@ __all__ = ["registry", "group_sizes", "group_stats", "k_anonymity", "g_il", "gil
            "nearest_masked", "sdid", "dr_mortazavi", "g_dr", "si_mortazavi", "si_oommen", "sign_test", "adm", "il1s",
            "information_loss", "partition_information_loss", "sse", "sse_by_attribute", "sse_by_group", "sse_i",
            "sst", "distinct_l_by_class", "entropy_l_by_class", "equivalence_classes", "t_closeness_by_class",
-           "dld_one_to_one", "rid", "inference_risk"]
+           "dld_one_to_one", "rid", "inference_risk", "eigen_il", "ks_distance", "pmse", "regression_overlap",
+           "wasserstein"]

@@ -38,8 +38,8 @@ NEEDS = {
     "metrics": "values of other metrics",
 }
 # The computing modules, in the order of the evaluation table's rows.
-MODULES = ("utility", "probabilistic", "gil", "groups", "risk", "disclosure", "attribute", "inference", "privacy",
-           "scores", "significance")
+MODULES = ("utility", "analysis", "probabilistic", "gil", "groups", "risk", "disclosure", "attribute", "inference",
+           "privacy", "scores", "significance")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     *WISHES,

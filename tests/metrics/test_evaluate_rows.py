@@ -8,6 +8,7 @@ import microagg as ma
 from microagg.checks import columns
 from microagg.labels import check_labels
 from microagg.metrics import (
+    analysis,
     attribute,
     disclosure,
     gil,
@@ -51,6 +52,15 @@ def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delt
     if lab is not None:
         add("partition IL", float("nan") if constant else utility.partition_information_loss(Z, lab))
     add("IL1s", float("nan") if constant else utility.il1s(X, Xp))
+    for name, each in (("KS", analysis.ks_distance(Z, Zp)), ("Wasserstein", analysis.wasserstein(Z, Zp))):
+        add(name, float(each.mean()))
+        add_each(name, each)
+    add("eigen IL", analysis.eigen_il(Z, Zp))
+    overlap = analysis.regression_overlap(Z, Zp)
+    add("regression CI overlap", float(np.nanmean(overlap)) if np.isfinite(overlap).any() else float("nan"))
+    add_each("regression CI overlap", overlap)
+    add("pMSE", analysis.pmse(Z, Zp)[0])
+    add("pMSE ratio", analysis.pmse(Z, Zp)[1])
     parts = {"PIL": float("nan")} if constant else probabilistic.pil_components(Z, Zp)
     add("PIL", parts["PIL"])
     for name in probabilistic.COMPONENTS:
