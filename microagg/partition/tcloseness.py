@@ -202,7 +202,8 @@ def _inputs(Z, k, confidential=None) -> tuple[np.ndarray, int, dict]:
     params=(
         Param("t", "float", 0.2, "largest Earth Mover's Distance of a group's confidential distribution to the "
               "table's (ordered distance), for every confidential attribute",
-              f"{_SOURCE}; Li, Li & Venkatasubramanian 2007", low=0, high=1, low_open=True, label="t, largest EMD of a group"),
+              f"{_SOURCE}; Li, Li & Venkatasubramanian 2007", low=0, high=1, low_open=True,
+              label="t, largest EMD of a group"),
         Param("variant", "choice", "tfirst", "tfirst: groups of k' records, one from each confidential stratum; "
               "kfirst: MDAV groups of k, then merged", _SOURCE, choices=VARIANTS,
               label="construction"),
