@@ -13,6 +13,7 @@ from .release import Release
 from .safety import identifiers
 
 __all__ = ["aggregate", "engines", "metrics", "partition", "registry", "list_datasets", "load_dataset", "dataset_roles",
-           "MicroaggError", "html_report", "read_csv", "evaluate", "Standardizer", "destandardize", "renormalize", "standardize",
+           "MicroaggError", "html_report", "read_csv", "evaluate", "Standardizer", "destandardize", "renormalize",
+           "standardize",
            "Release", "microaggregate", "identifiers"]
 __version__ = "0.1.0"

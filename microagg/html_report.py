@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import platform
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 
 import numpy as np
@@ -25,6 +25,7 @@ from .explore import risk_utility
 from .io import check_output, write_text
 from .labels import pooled_labels
 from .metrics.registry import metrics
+from .partition.tcloseness import ordered_emd
 from .registry import get_method
 from .release import Release
 
@@ -76,6 +77,17 @@ def linkage_ratios(Z: np.ndarray, Zp: np.ndarray) -> np.ndarray:
     other = np.where(first_is_own, dist[:, 1], dist[:, 0])
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(other > 0, own / other, np.where(own > 0, np.inf, 1.0))
+
+
+def closeness(rel: Release) -> dict[str, float]:
+    """Per confidential column, the largest ordered EMD (docs/methods.md §2.13) of its distribution in a class of
+    the released file (rows equal on the masked and key columns) to the whole file's: the release is t-close for
+    every t at least this."""
+    if not rel.confidential or not rel.masked:
+        return {}
+    published = rel.protected
+    classes = published.groupby(rel.masked + rel.keys, sort=False, dropna=False).ngroup().to_numpy()
+    return {c: float(ordered_emd(published[c].to_numpy(np.float64), classes).max()) for c in rel.confidential}
 
 
 def _risk_figure(ratio: np.ndarray) -> go.Figure:
@@ -176,16 +188,17 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
                 or "none"), ("dropped", ", ".join(rel.dropped) or "none"),
                ("groups", int(pooled_labels(rel.labels).max()) + 1),
                ("k-anonymous", rel.anonymity["k_anonymous"])]
+    summary += [(f"t-closeness of {c}: largest EMD of a class", f"{t:.4f}") for c, t in closeness(rel).items()]
     sweep_note = ("" if sweep is not None else "<p class='note'>No sweep over k: "
                   + ("not asked for." if not sweep_ks else "too many records, a block engine, or k values out of "
                      "range.") + "</p>")
     e = html.escape
+    made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = f"""<h1>Release report: {e(method.title)}, k = {rel.k}</h1>
 <p class="private"><b>Keep this file private, like the original data.</b> The recipe below carries the seed of the
 shuffle: whoever holds it and the original can pair every released row with its respondent. Publish the release
 file, not this report.</p>
-<p class="note">Made {e(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))} by microagg. Method: {e(method.summary)}
-({e(method.source)}).</p>
+<p class="note">Made {e(made)} by microagg. Method: {e(method.summary)} ({e(method.source)}).</p>
 <h2>Parameters</h2>{_pairs(params)}
 <h2>Data</h2>{_pairs(summary)}
 <h2>Headline metrics</h2>{_table(_headline(report))}

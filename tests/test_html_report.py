@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.html_report import html_report, linkage_ratios
+from microagg.html_report import closeness, html_report, linkage_ratios
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "tests" / "screenshots"  # git-ignored: look at them after a run
@@ -52,6 +52,16 @@ def test_refuses_to_overwrite(eia_report, tmp_path):
         html_report(rel, tmp_path / "in.csv", inputs=[tmp_path / "in.csv"], sweep_ks=None)
     assert html_report(rel, path, sweep_ks=None, force=True) is None
     assert "No sweep over k: not asked for." in path.read_text(encoding="utf-8")
+
+
+def test_closeness_of_a_t_close_release():
+    df = ma.load_dataset("census")
+    rel = ma.microaggregate(df, 5, method="tcloseness", confidential=ma.dataset_roles("census")["confidential"],
+                            t=0.25, seed=1)
+    reached = closeness(rel)
+    assert list(reached) == rel.confidential and 0 < max(reached.values()) <= 0.25
+    assert "t-closeness of STATETAX: largest EMD of a class" in html_report(rel, sweep_ks=None)
+    assert closeness(ma.microaggregate(df, 5, seed=1)) == {}  # no confidential column: nothing to say
 
 
 def test_linkage_ratios():
