@@ -46,7 +46,8 @@ def run(name: str, Z: np.ndarray, conf: list[int], k: int, ts, repeat: int) -> N
     mdav, _ = best_of(lambda: ma.partition.mdav(np.delete(Z, conf, axis=1), k), repeat)
     for t in ts:
         for variant in tc.VARIANTS:
-            secs, labels = best_of(lambda t=t, v=variant: tc.t_closeness(Z, k, confidential=conf, t=t, variant=v), repeat)
+            secs, labels = best_of(lambda t=t, v=variant: tc.t_closeness(Z, k, confidential=conf, t=t, variant=v),
+                                   repeat)
             groups = int(labels.max()) + 1
             merges = before_merging(Z, k, conf, t, variant) - groups
             print(f"| {name} | {len(Z)} | {Z.shape[1] - len(conf)} / {len(conf)} | {k} | {t} | {variant} | "
