@@ -209,6 +209,7 @@ def _inputs(Z, k, confidential=None) -> tuple[np.ndarray, int, dict]:
               label="construction"),
     ),
     uses_roles=True,
+    whole_table=True,
     inputs=_inputs,
 )
 def t_closeness(Z, k: int, confidential, t: float = 0.2, variant: str = "tfirst") -> np.ndarray:

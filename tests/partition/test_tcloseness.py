@@ -78,3 +78,20 @@ def test_bad_input(bad, message):
     Z = np.arange(20.0).reshape(10, 2)
     with pytest.raises(ma.MicroaggError, match=message):
         t_closeness(Z, 2, **{"confidential": [1], **bad})
+
+
+def test_refused_inside_blocks_or_strata(tmp_path):
+    # t is relative to the whole table's distribution: inside blocks or strata it would hold per block only
+    df = ma.load_dataset("census")
+    conf = ma.dataset_roles("census")["confidential"]
+    with pytest.raises(ma.MicroaggError, match="whole table"):
+        ma.microaggregate(df, 5, method="tcloseness", confidential=conf, engine=ma.engines.Blocks(block_size=400))
+    with pytest.raises(ma.MicroaggError, match="whole table"):
+        ma.microaggregate(df, 5, method="tcloseness", confidential=conf, engine=ma.engines.Dask(out=tmp_path / "r"))
+    df = df.assign(half=np.where(np.arange(len(df)) % 2, "a", "b"))
+    with pytest.raises(ma.MicroaggError, match="whole table"):
+        ma.microaggregate(df, 5, method="tcloseness", confidential=conf, keep=["half"], keys=["half"],
+                          strata=["half"])
+    one = ma.microaggregate(df.drop(columns="half"), 5, method="tcloseness", confidential=conf,
+                            engine=ma.engines.Blocks(block_size=5000))  # one block: the whole table
+    assert one.anonymity["k_anonymous"]
