@@ -122,19 +122,37 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
             strata: tuple = ()):
     """The aggregate, release and report stages on a cached partition: the published table, the same in input
     order (for the plots), the report, Z, Z', the parameters and the warnings said on the way."""
-    mp = get_method("partition", method).resolve(dict(mparams))
-    agg = get_method("aggregate", aggregation)
-    ap = agg.resolve(dict(aparams))
 
     def run():
-        prep = prepared(df, columns, confidential, k, keep, keys, strata)
-        masked = stages.aggregate(prep, labels, agg, ap)
-        rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
-                             engine_info=MEMORY.info(k))
+        rel = release_object(df, columns, confidential, keep, k, method, mparams, aggregation, aparams, labels, keys,
+                             strata)
         return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
 
     out, notes = _caught(run)
     return (*out, notes)
+
+
+def release_object(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str,
+                   mparams: tuple, aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (),
+                   strata: tuple = (), seed: int | None = None) -> ma.Release:
+    """The aggregate and release stages on a cached partition (``seed``: the shuffle's, None for a fresh one)."""
+    mp = get_method("partition", method).resolve(dict(mparams))
+    agg = get_method("aggregate", aggregation)
+    ap = agg.resolve(dict(aparams))
+    prep = prepared(df, columns, confidential, k, keep, keys, strata)
+    masked = stages.aggregate(prep, labels, agg, ap)
+    return stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
+                          engine_info=MEMORY.info(k), seed=seed)
+
+
+def release_html(s: Setup, r: Result) -> bytes:
+    """The HTML report of the release shown (the same shuffle: its recorded seed), for the download button."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # said on the page already
+        rel = release_object(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
+                             s.agg.name, s.akey, r.labels, tuple(s.keys), tuple(s.strata),
+                             seed=r.params.get("shuffle_seed"))
+        return ma.html_report(rel, data=s.data_expr, data_args=s.data_args).encode()
 
 
 @st.cache_data(show_spinner="Solving P3M over α…")
@@ -446,8 +464,8 @@ def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
         default_conf = [c for c in df.attrs.get("roles", {}).get("confidential", []) if c in columns]
         confidential = st.multiselect("Confidential columns", columns, default=default_conf, key=f"conf:{data_expr}",
                                       help="Sensitive attributes: released unchanged, and used by this method to "
-                                           "keep every group diverse. The other masked columns are the "
-                                           "quasi-identifiers.")
+                                           "shape the groups (diverse, or t-close). The other masked columns are "
+                                           "the quasi-identifiers.")
     mparams = parameter_widgets(part, f"p-{part.name}", max(1, len(columns) - len(confidential)))
     return k, part, confidential, mparams
 
@@ -880,11 +898,15 @@ def sl_heatmap(s: Setup) -> None:
 
 def tab_release(s: Setup, r: Result) -> None:
     st.dataframe(r.protected, height=320, width="stretch", hide_index=True)
-    d1, d2 = st.columns(2)
+    d1, d2, d3 = st.columns(3)
     d1.download_button("Download the release (CSV)", release_csv(r.protected), file_name="release.csv",
                        mime="text/csv", key="download-release")
     d2.download_button("Download the report (CSV)", lambda: write_csv(r.report, index=False).encode(),
                        file_name="report.csv", mime="text/csv", key="download-report")
+    d3.download_button("Download the report (HTML, private)", lambda: release_html(s, r), file_name="report.html",
+                       mime="text/html", key="download-report-html",
+                       help="One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
+                            "it private, like the data.")
     st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
                "(the commands below carry its seed: keep them private, like the data). Text cells a spreadsheet "
                "would run as a formula get a leading quote.")

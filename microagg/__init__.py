@@ -4,6 +4,7 @@ from . import aggregate, baselines, engines, metrics, partition, registry
 from .datasets import list_datasets, load_dataset
 from .datasets import roles as dataset_roles
 from .errors import MicroaggError
+from .html_report import html_report
 from .io import read_csv
 from .metrics import evaluate
 from .pipeline import microaggregate
@@ -12,6 +13,6 @@ from .release import Release
 from .safety import identifiers
 
 __all__ = ["aggregate", "baselines", "engines", "metrics", "partition", "registry", "list_datasets", "load_dataset",
-           "dataset_roles", "MicroaggError", "read_csv", "evaluate", "Standardizer", "destandardize", "renormalize",
-           "standardize", "Release", "microaggregate", "identifiers"]
+           "dataset_roles", "MicroaggError", "html_report", "read_csv", "evaluate", "Standardizer", "destandardize",
+           "renormalize", "standardize", "Release", "microaggregate", "identifiers"]
 __version__ = "0.1.0"

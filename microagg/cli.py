@@ -21,6 +21,7 @@ from .advice import duration, exact_seconds, heartbeat, scale_hint
 from .datasets import list_datasets, load_dataset
 from .engines import ENGINES, Blocks
 from .errors import MicroaggError
+from .html_report import html_report
 from .io import check_output, read_csv
 from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .pipeline import microaggregate
@@ -114,13 +115,18 @@ def cmd_run(args) -> int:
         raise MicroaggError("--scheduler needs --engine dask.")
     if args.engine == "memory" and args.block_size is not None:
         raise MicroaggError("--block-size needs --engine blocks or --engine dask.")
+    if args.engine == "dask" and args.report:
+        raise MicroaggError("--report needs the release in memory: not with --engine dask (use memory or blocks).")
     if args.engine == "dask":
         return _run_dask(args)
     data_params = _data_params(args)
-    if args.force and not args.out:
-        raise MicroaggError("--force allows --out to replace an existing file: give --out too.")
-    if args.out:
-        check_output(args.out, [args.input] if args.input else [], force=args.force)
+    if args.force and not (args.out or args.report):
+        raise MicroaggError("--force allows --out or --report to replace an existing file: give one of them too.")
+    for target in (args.out, args.report):
+        if target:
+            check_output(target, [args.input] if args.input else [], force=args.force)
+    if args.out and args.report and check_output(args.out, force=True) == check_output(args.report, force=True):
+        raise MicroaggError("--out and --report name the same file: give them different names.")
     columns = [c.strip() for c in args.columns.split(",")] if args.columns else None
     keep = [c.strip() for c in args.keep.split(",")] if args.keep else None
     confidential = [c.strip() for c in args.confidential.split(",")] if args.confidential else None
@@ -153,6 +159,11 @@ def cmd_run(args) -> int:
     print_report(report, args.full)
     if args.out:
         _write(rel, args)
+    if args.report:
+        data = (f"ma.load_dataset({args.dataset!r})", ["--dataset", args.dataset]) if args.dataset else \
+            (f"ma.read_csv({args.input!r}).data", ["--input", args.input])
+        html_report(rel, args.report, data=data[0], data_args=data[1], force=True)  # checked above, before the work
+        print(f"report written to {args.report} (keep it private: it holds the shuffle's seed)", file=sys.stderr)
     return 0
 
 
@@ -268,8 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                                 "Eq. 5)")
     run.add_argument("--out", help="write the protected table to this CSV file (--engine dask: a new directory of "
                      "Parquet files); never the input, and not an existing file unless --force")
-    run.add_argument("--force", action="store_true", help="let --out replace an existing file (--engine dask: a "
-                     "previous release directory)")
+    run.add_argument("--report", help="also write the report as one self-contained HTML file (plots, recipe, "
+                     "versions, seeds; keep it private); never the input, not an existing file unless --force")
+    run.add_argument("--force", action="store_true", help="let --out or --report replace an existing file "
+                     "(--engine dask: a previous release directory)")
     run.add_argument("--encoding", help="text encoding of --input CSV files (default UTF-8, with or without BOM), "
                      "e.g. latin-1 or cp1252")
     run.add_argument("--no-spreadsheet-safe", action="store_true", help="write text cells and column names "

@@ -283,18 +283,31 @@ def write_csv(df: pd.DataFrame, path=None, spreadsheet_safe: bool = True, **kwar
         df = neutralise(df, index=kwargs.get("index", True))
     if path is None or hasattr(path, "write"):
         return df.to_csv(path, **kwargs)
+    with _atomic(path, kwargs.pop("encoding", "utf-8")) as f:
+        df.to_csv(f, **kwargs)
+    return None
+
+
+def write_text(text: str, path) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically, like :func:`write_csv` (e.g. an HTML report)."""
+    with _atomic(path, "utf-8") as f:
+        f.write(text)
+
+
+@contextlib.contextmanager
+def _atomic(path, encoding: str):
+    """A text file in the folder of ``path``, renamed to ``path`` when complete: a failure leaves no partial file."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", newline="", encoding=kwargs.pop("encoding", "utf-8")) as f:
-            df.to_csv(f, **kwargs)
+        with os.fdopen(fd, "w", newline="", encoding=encoding) as f:
+            yield f
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return None
 
 
 def check_output(path, inputs: Sequence = (), force: bool = False, directory: bool = False) -> str:

@@ -194,6 +194,13 @@ class Method:
         return bool(self.extras.get("bounded", False))
 
     @property
+    def whole_table(self) -> bool:
+        """Whether a partitioner's guarantee is relative to the whole table (registered with ``whole_table=True``:
+        t-closeness compares every group with the table's distribution), so it may not run inside blocks or
+        strata, where it would hold against each block's distribution only."""
+        return bool(self.extras.get("whole_table", False))
+
+    @property
     def group_local(self) -> bool:
         """Whether an aggregator's value for a group depends on that group's records only (registered with
         ``group_local=True``: mean, median). Only such aggregators run block by block (``microagg.scale``)."""

@@ -254,6 +254,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     k = check_k(k)
     B = check_block_size(DEFAULT_BLOCK_SIZE if block_size is None else block_size, k)
     part, agg, mp, ap = resolve_methods(method, aggregation, params, method_params, aggregation_params)
+    if part.whole_table:
+        raise MicroaggError(f"method '{method}' guarantees its property against the whole table: it cannot run block "
+                            "by block on Dask; use the memory engine.")
     if not part.record_level:
         raise MicroaggError(f"method '{method}' groups each attribute separately; the Dask engine releases "
                             "k-anonymous records only: choose a method with one group per record.")

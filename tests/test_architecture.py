@@ -28,7 +28,7 @@ FLOORS = [
     {"scale"},
     {"pipeline"},
     {"explore", "recipe", "reproduce", "attacks"},
-    {"course"},
+    {"course", "html_report"},
     {"cli", "app"},
     {"__main__"},
 ]

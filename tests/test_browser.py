@@ -218,3 +218,27 @@ def test_every_tab_renders_without_an_exception(page, setup):
             idle(page)
         assert page.locator('[data-testid="stException"]').count() == 0
         shoot(page, f"{setup}-{tab.split()[0].lower()}")
+
+
+def test_t_closeness_release_and_its_html_report(page, browser, tmp_path):
+    choose(page, "Partitioning method", "k-anonymous t-closeness")
+    open_tab(page, "Release")
+    shoot(page, "release_tcloseness")
+    python, _ = recipes(page)
+    assert "method='tcloseness'" in python and "confidential=" in python
+    with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("button", name="Download the report (HTML, private)").click()
+    report = Path(download.value.path()).read_text(encoding="utf-8")
+    seed = python.split("seed=")[1].split(",")[0]
+    assert "k-anonymous t-closeness" in report and f"seed={seed}" in report  # the release shown, its shuffle
+    path = tmp_path / "report.html"
+    path.write_text(report, encoding="utf-8")
+    offline = browser.new_page(viewport={"width": 1200, "height": 900})
+    fetched = []
+    offline.route("**/*", lambda route: (fetched.append(route.request.url), route.continue_()
+                                         if route.request.url.startswith("file:") else route.abort()))
+    offline.goto(path.as_uri())
+    offline.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3", timeout=60_000)
+    offline.screenshot(path=str(SHOTS / "release_tcloseness_report.png"), full_page=True)
+    offline.close()
+    assert [u for u in fetched if not u.startswith("file:")] == []

@@ -120,6 +120,9 @@ def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_B
     Z = np.ascontiguousarray(Z)  # the kernels' input (a method's own check may keep another memory order)
     B = check_block_size(block_size, k)
     ids = _split(Z, k, B, blocks, np.array([j for j in range(Z.shape[1]) if j not in conf], dtype=np.int64))
+    if part.whole_table and ids.max() > 0:
+        raise MicroaggError(f"method '{method}' guarantees its property against the whole table, not inside "
+                            f"{ids.max() + 1} blocks or strata: use the memory engine without strata.")
     order = np.argsort(ids, kind="stable")
     rows = np.split(order, np.cumsum(np.bincount(ids))[:-1])
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else int(n_jobs)

@@ -1,0 +1,108 @@
+"""The self-contained HTML report of a release (microagg.html_report): contents, atomic writing, and an EIA report
+that opens offline in headless Chromium with every plot drawn."""
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import microagg as ma
+from microagg.html_report import closeness, html_report, linkage_ratios
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "tests" / "screenshots"  # git-ignored: look at them after a run
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def eia_report(tmp_path_factory):
+    rel = ma.microaggregate(ma.load_dataset("eia"), 5, seed=11)
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    assert html_report(rel, path, data='ma.load_dataset("eia")', data_args=["--dataset", "eia"]) is None
+    return rel, path
+
+
+def test_contents(eia_report):
+    rel, path = eia_report
+    text = path.read_text(encoding="utf-8")
+    for heading in ("Parameters", "Data", "Headline metrics", "Risk-utility position", "Group sizes",
+                    "Per-record risk", "Recipe", "Versions and seeds"):
+        assert f"<h2>{heading}</h2>" in text
+    assert "Keep this file private" in text and "seed=11" in text and "--seed 11" in text
+    assert "UTILITYID (declared by the data set)" in text  # withheld, and said so
+    assert not re.search(r"""<script[^>]+src=|<link[^>]+href=["']?https?:""", text)  # nothing fetched
+    assert text.count("Plotly.newPlot") == 3
+    # the riskiest records are shown by their row in the released (shuffled) file, never by an identifier
+    ratio = linkage_ratios(rel.Z, rel.Zp)
+    surest = int(np.lexsort((np.argsort(rel.order), ratio))[0])
+    row = int(np.flatnonzero(rel.order == surest)[0])
+    table = text.split("row in the released file (0 = first data row)")[1]
+    assert re.search(r"<td>(\d+)</td>", table).group(1) == str(row)
+
+
+def test_refuses_to_overwrite(eia_report, tmp_path):
+    rel, made = eia_report
+    path = tmp_path / "report.html"
+    shutil.copy(made, path)
+    with pytest.raises(ma.MicroaggError, match="already exists"):
+        html_report(rel, path, sweep_ks=None)
+    with pytest.raises(ma.MicroaggError, match="is the input file"):
+        html_report(rel, tmp_path / "in.csv", inputs=[tmp_path / "in.csv"], sweep_ks=None)
+    assert html_report(rel, path, sweep_ks=None, force=True) is None
+    assert "No sweep over k: not asked for." in path.read_text(encoding="utf-8")
+
+
+def test_closeness_of_a_t_close_release():
+    df = ma.load_dataset("census")
+    rel = ma.microaggregate(df, 5, method="tcloseness", confidential=ma.dataset_roles("census")["confidential"],
+                            t=0.25, seed=1)
+    reached = closeness(rel)
+    assert list(reached) == rel.confidential and 0 < max(reached.values()) <= 0.25
+    assert "t-closeness of STATETAX: largest EMD of a class" in html_report(rel, sweep_ks=None)
+    assert closeness(ma.microaggregate(df, 5, seed=1)) == {}  # no confidential column: nothing to say
+
+
+def test_linkage_ratios():
+    Z = np.array([[0.0], [1.0], [3.0]])
+    Zp = np.array([[0.2], [0.8], [1.5]])
+    # own distance over the nearest other original: 0.2/0.8, 0.2/0.8, 1.5/0.5
+    assert np.allclose(linkage_ratios(Z, Zp), [0.25, 0.25, 3.0])
+
+
+def test_cli_report(tmp_path, capsys):
+    from microagg.cli import main
+
+    out = tmp_path / "r.html"
+    assert main(["run", "--dataset", "census", "--k", "5", "--seed", "3", "--report", str(out)]) == 0
+    assert "--report r.html" not in out.read_text(encoding="utf-8")  # the recipe writes the release, not a report
+    assert main(["run", "--dataset", "census", "--k", "5", "--report", str(out)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    src = tmp_path / "in.csv"
+    ma.load_dataset("census").to_csv(src, index=False)
+    assert main(["run", "--input", str(src), "--k", "5", "--report", str(src), "--force"]) == 2
+    assert "is the input file" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (apt install chromium)")
+def test_opens_offline_with_every_plot(eia_report):
+    from playwright.sync_api import sync_playwright
+
+    _, path = eia_report
+    requests = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu",
+                                                                    "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.route("**/*", lambda route: (requests.append(route.request.url), route.continue_()
+                                          if route.request.url.startswith("file:") else route.abort()))
+        page.goto(path.as_uri())
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3", timeout=60_000)
+        plotted = page.eval_on_selector_all(".js-plotly-plot", "els => els.map(e => e.querySelectorAll("
+                                            "'g.trace path.point, g.trace g.point path').length)")  # markers, bars
+        SHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SHOTS / "html_report_eia.png"), full_page=True)
+        browser.close()
+    assert len(plotted) == 3 and min(plotted) > 0, plotted  # three plots, each with drawn marks
+    assert [u for u in requests if not u.startswith("file:")] == []  # no network request
