@@ -212,7 +212,7 @@ CLI_ERRORS = [
     (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/nowhere/out.csv"], "does not exist"),
     (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/folder"], "is a directory"),
     (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/header.csv"], "already exists"),
-    (["--input", "{d}/good.csv", "--k", "2", "--force"], "give --out"),
+    (["--input", "{d}/good.csv", "--k", "2", "--force"], "--force allows --out or --report"),
     (["--input", "{d}/good.csv", "--k", "2", "--data-param", "n=5"], "--data-param"),
     (["--dataset", "census", "--k", "3", "--encoding", "latin-1"], "--encoding applies"),
     (["--dataset", "census", "--k", "3", "--param", "variant=classic", "--param", "variant=generic"], "given twice"),

@@ -160,10 +160,12 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
     mean, sd2 = Z.mean(axis=0), Z.var(axis=0)
     mean_error = Zp.mean(axis=0) - mean
     variance_error = Zp.var(axis=0) - sd2
-    # tolerances relative to the spread, plus the rounding of values stored as mean + deviation
+    # tolerances relative to the spread, plus the rounding of values stored as mean + deviation, plus the
+    # absolute rounding of sums below float64's normal range (a spread of subnormal size is known only to it)
     eps = 4.0 * np.finfo(np.float64).eps * np.abs(mean)
-    feasible = ((np.abs(mean_error) <= tol * np.sqrt(sd2) + eps)
-                & (np.abs(variance_error) <= tol * sd2 + 2.0 * eps * np.sqrt(sd2) + eps * eps))
+    floor = 4.0 * len(Z) * np.finfo(np.float64).smallest_subnormal
+    feasible = ((np.abs(mean_error) <= tol * np.sqrt(sd2) + eps + floor)
+                & (np.abs(variance_error) <= tol * sd2 + 2.0 * eps * np.sqrt(sd2) + eps * eps + floor))
     gap = cat["objective"] - cat["bound"]
     certified = feasible & (gap <= gap_tol * np.maximum(np.abs(cat["objective"]), 1.0))
     status = tuple("optimal" if c else ("local" if f else "infeasible") for c, f in zip(certified, feasible))
