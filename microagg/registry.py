@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import as_matrix, check_k, check_size
+from .checks import as_matrix, check_k, check_size, columns
 from .errors import MicroaggError
 from .labels import check_labels
 from .preprocess import check_finite
@@ -144,6 +144,18 @@ def aggregate_input(Z, labels) -> tuple[np.ndarray, np.ndarray]:
     check_finite(Z, what="attribute")
     return Z, check_labels(labels, Z.shape[0], d=Z.shape[1])
 
+
+
+def confidential_positions(Z: np.ndarray, confidential, who: str) -> np.ndarray:
+    """The positions of the confidential columns of ``Z`` for a method that uses roles (``who`` names it): at
+    least one, and at least one quasi-identifier left to mask."""
+    if confidential is None or np.size(confidential) == 0:
+        raise MicroaggError(f"{who} needs confidential attributes: pass confidential=[...] naming the sensitive "
+                            "columns (the others are the quasi-identifiers).")
+    conf = columns(confidential, Z.shape[1], None, "confidential")
+    if np.setdiff1d(np.arange(Z.shape[1]), conf).size == 0:
+        raise MicroaggError(f"every column is confidential: {who} needs at least one quasi-identifier to mask.")
+    return conf
 
 INPUTS = {"partition": partition_input, "aggregate": aggregate_input}
 ROLES = ("confidential",)  # what a method registered with uses_roles=True gets besides its parameters

@@ -44,10 +44,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..checks import as_matrix, check_int, check_size, columns
+from ..checks import as_matrix, check_int, check_size
 from ..errors import MicroaggError
 from ..preprocess import check_finite, minmax_scale
-from ..registry import Param, get_method, register
+from ..registry import Param, confidential_positions, get_method, register
 from . import engine
 from .pfcm import NORMALIZERS, select_pfcm
 
@@ -240,12 +240,7 @@ def _inputs(Z, k, confidential=None) -> tuple[np.ndarray, int, dict]:
     k = _check_k(k)
     Z = as_matrix(Z, vector=False, order="K")
     check_finite(Z, what="attribute")
-    if confidential is None or np.size(confidential) == 0:
-        raise MicroaggError("HM-pfsom needs confidential attributes: pass confidential=[...] naming the sensitive "
-                            "columns (the others are the quasi-identifiers).")
-    conf = columns(confidential, Z.shape[1], None, "confidential")
-    if np.setdiff1d(np.arange(Z.shape[1]), conf).size == 0:
-        raise MicroaggError("every column is confidential: HM-pfsom needs at least one quasi-identifier to mask.")
+    conf = confidential_positions(Z, confidential, "HM-pfsom")
     check_size(Z.shape[0], k)
     return Z, k, {"confidential": conf}
 

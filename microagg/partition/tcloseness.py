@@ -32,10 +32,10 @@ import math
 
 import numpy as np
 
-from ..checks import as_matrix, check_k, check_size, columns
+from ..checks import as_matrix, check_k, check_size
 from ..errors import MicroaggError
 from ..preprocess import check_finite
-from ..registry import Param, get_method, register
+from ..registry import Param, confidential_positions, get_method, register
 from . import engine
 
 VARIANTS = ("tfirst", "kfirst")
@@ -183,12 +183,7 @@ def _inputs(Z, k, confidential=None) -> tuple[np.ndarray, int, dict]:
     k = check_k(k)
     Z = as_matrix(Z, vector=False)
     check_finite(Z, what="attribute")
-    if confidential is None or np.size(confidential) == 0:
-        raise MicroaggError("t-closeness needs confidential attributes: pass confidential=[...] naming the "
-                            "sensitive columns (the others are the quasi-identifiers).")
-    conf = columns(confidential, Z.shape[1], None, "confidential")
-    if np.setdiff1d(np.arange(Z.shape[1]), conf).size == 0:
-        raise MicroaggError("every column is confidential: t-closeness needs at least one quasi-identifier to mask.")
+    conf = confidential_positions(Z, confidential, "t-closeness")
     check_size(Z.shape[0], k)
     return Z, k, {"confidential": conf}
 

@@ -50,7 +50,7 @@ def test_ci_overlap_by_hand():
 def test_regression_overlap_is_one_for_an_identical_release_and_matches_a_hand_fit(noisy):
     Z, Zp = noisy
     assert analysis.regression_overlap(Z, Z).tolist() == [1.0, 1.0, 1.0]
-    # one predictor: the textbook formulas for the slope, the intercept and their standard errors
+    # one predictor: the textbook expressions for the slope, the intercept and their standard errors
     x, y, xp, yp = Z[:, 0], Z[:, 1], Zp[:, 0], Zp[:, 1]
 
     def intervals(x, y):
