@@ -832,9 +832,11 @@ def ru_map(s: Setup) -> None:
     st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name,
                                  frontier=pareto_frontier(frame, risk_name, utility_name)), width="stretch")
     number = st.column_config.NumberColumn(format="%.2f")
-    st.dataframe(frame, hide_index=True, width="stretch", height=table_height(len(frame)),
+    shown = frame.assign(k=frame["k"].astype("string").fillna("—"))  # comparison methods have no k
+    st.dataframe(shown, hide_index=True, width="stretch", height=table_height(len(frame)),
                  column_config={c: number for c in ("IL", "PIL", "DLD", "SDID")} |
-                 {"seconds": st.column_config.NumberColumn(format="%.3f")})
+                 {"seconds": st.column_config.NumberColumn(format="%.3f"),
+                  "setting": st.column_config.TextColumn(width="medium")})
     st.caption(f"DLD rule: {rule}; SDID interval p = {p:g} % of the sd (sidebar, Metrics); {method} with the "
                "sidebar's parameters. Comparison methods (no k; 'setting' is their level, docs/methods.md §6) are "
                "drawn with seed 0 and are never k-anonymous.")
