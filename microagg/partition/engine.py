@@ -174,6 +174,23 @@ def _pass_parallel(X, q, acc, m, k, mg, far, chunks, cand):
 
 
 @njit(cache=True)
+def insert_nearest(dist, idx, s, i):
+    """Insert record ``i`` at squared distance ``s`` into the list ``dist``/``idx`` kept sorted by (squared distance,
+    index), dropping its last entry; False (nothing changed) if ``i`` does not come before that entry."""
+    last = dist.shape[0] - 1
+    if not (s < dist[last] or (s == dist[last] and i < idx[last])):
+        return False
+    p = last
+    while p > 0 and (s < dist[p - 1] or (s == dist[p - 1] and i < idx[p - 1])):
+        dist[p] = dist[p - 1]
+        idx[p] = idx[p - 1]
+        p -= 1
+    dist[p] = s
+    idx[p] = i
+    return True
+
+
+@njit(cache=True)
 def _decide(Z, ids, acc, j, qz, far, fthr, nthr, fb, bd, bi):
     """Exact float64 check of column ``j`` if its screened distance qualifies."""
     v = acc[j]
@@ -186,15 +203,8 @@ def _decide(Z, ids, acc, j, qz, far, fthr, nthr, fb, bd, bi):
     if farther and (s > fb[0] or (s == fb[0] and i < fb[1])):
         fb[0] = s
         fb[1] = i
-    k = bd.shape[0]
-    if near and (s < bd[k - 1] or (s == bd[k - 1] and i < bi[k - 1])):
-        p = k - 1
-        while p > 0 and (s < bd[p - 1] or (s == bd[p - 1] and i < bi[p - 1])):
-            bd[p] = bd[p - 1]
-            bi[p] = bi[p - 1]
-            p -= 1
-        bd[p] = s
-        bi[p] = i
+    if near:
+        insert_nearest(bd, bi, s, i)
 
 
 @njit(cache=True)
@@ -473,14 +483,7 @@ def knn(Z, pid, pd2, complete, p, dpq, m, skip, skipid, out_i, out_d):
         if skip[i] or i == skipid:
             continue
         s = sqdist(Z, i, p)
-        if s < out_d[m - 1] or (s == out_d[m - 1] and i < out_i[m - 1]):
-            a = m - 1
-            while a > 0 and (s < out_d[a - 1] or (s == out_d[a - 1] and i < out_i[a - 1])):
-                out_d[a] = out_d[a - 1]
-                out_i[a] = out_i[a - 1]
-                a -= 1
-            out_d[a] = s
-            out_i[a] = i
+        if insert_nearest(out_d, out_i, s, i):
             cnt = min(cnt + 1, m)
     if complete:
         return cnt == m
