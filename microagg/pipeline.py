@@ -91,6 +91,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     if labels is not None and method is None and (method_params or set(params) - _aggregation_names(aggregation)):
         raise MicroaggError("method parameters were given with labels= but no method=: name the method that made "
                             "the labels, or leave its parameters out.")
+    _check_private(method or "mdav", aggregation, engine)
     if isinstance(engine, Dask):
         from .scale import microaggregate_dask
 
@@ -117,6 +118,8 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                                                aggregation_params)
     if given:
         mp = {}
+    if agg.extras.get("differential_privacy") and ap.get("noise_seed") is None:
+        ap = {**ap, "noise_seed": permutation(0, None)[1]}  # a fresh seed, recorded like the shuffle's
     if renormalize and agg.extras.get("preserves_moments"):
         raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
                             "preserves every attribute's mean and variance, and rescaling would undo what it "
@@ -145,3 +148,15 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
 
 def _aggregation_names(aggregation: str) -> set[str]:
     return {p.name for p in get_method("aggregate", aggregation).params}
+
+
+
+def _check_private(method: str, aggregation: str, engine) -> None:
+    """Refuse the Dask engine for a method or aggregation that works in the data's own units (insensitive MDAV, the
+    Laplace mechanism): it partitions z-scores, and its blocks are other partitions than the one the noise is
+    calibrated to (docs/methods.md §3.4)."""
+    part, agg = get_method("partition", method), get_method("aggregate", aggregation)
+    if isinstance(engine, Dask) and (part.extras.get("original_units") or agg.extras.get("original_units")):
+        raise MicroaggError(f"'{method}' with '{aggregation}' works in the data's own units, with bounds given in "
+                            "them, on the whole table; the Dask engine partitions z-scores in blocks: use "
+                            "engine='memory'.")
