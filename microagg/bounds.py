@@ -1,5 +1,5 @@
 """The attribute bounds of the differentially private methods: one parameter, one validator, and the orders they fix
-(docs/methods.md §2.15-2.16, §3.4), shared by insensitive MDAV (``partition/insensitive.py``) and the Laplace
+(docs/methods.md §7), shared by insensitive MDAV (``partition/insensitive.py``) and the Laplace
 aggregation (``aggregate/dp.py``), which checks that its labels are the insensitive partition of the same bounds.
 
 The bounds are the domain of every masked column, given by the user from knowledge of the domain: never read off
@@ -17,7 +17,7 @@ SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014"
 
 BOUNDS = Param("bounds", "array", None, "the domain of every masked column, (lower, upper) in the data's units, "
                "e.g. '0:120,0:5e5'; it must come from knowledge of the domain, not from the data (docs/methods.md "
-               "§3.4)", source=SOURCE, label="attribute bounds (lower:upper per column, not from the data)",
+               "§7.3)", source=SOURCE, label="attribute bounds (lower:upper per column, not from the data)",
                shared=True)
 
 

@@ -154,7 +154,7 @@ def _aggregation_names(aggregation: str) -> set[str]:
 def _check_private(method: str, aggregation: str, engine) -> None:
     """Refuse the Dask engine for a method or aggregation that works in the data's own units (insensitive MDAV, the
     Laplace mechanism): it partitions z-scores, and its blocks are other partitions than the one the noise is
-    calibrated to (docs/methods.md §3.4)."""
+    calibrated to (docs/methods.md §7.3)."""
     part, agg = get_method("partition", method), get_method("aggregate", aggregation)
     if isinstance(engine, Dask) and (part.extras.get("original_units") or agg.extras.get("original_units")):
         raise MicroaggError(f"'{method}' with '{aggregation}' works in the data's own units, with bounds given in "

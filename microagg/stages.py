@@ -235,7 +235,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
 def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:
     """An ε-differentially private aggregation (registered ``differential_privacy=True``) covers the noisy columns
     only: refuse columns released unchanged beside them (kept, keys, confidential, the index) and strata or blocks,
-    whose partitions the noise does not account for (docs/methods.md §3.4)."""
+    whose partitions the noise does not account for (docs/methods.md §7.3)."""
     if not get_method("aggregate", aggregation).extras.get("differential_privacy"):
         return
     given = [name for name, value in (("keep", roles.kept), ("keys", roles.keys), ("confidential", roles.confidential),

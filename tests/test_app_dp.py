@@ -1,4 +1,4 @@
-"""The dashboard with the differentially private aggregation (docs/methods.md §3.4): the bounds are typed once, never
+"""The dashboard with the differentially private aggregation (docs/methods.md §7.3): the bounds are typed once, never
 filled in from the data, and the page says what is wrong until they are."""
 
 import microagg as ma

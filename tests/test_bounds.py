@@ -1,4 +1,4 @@
-"""The attribute bounds of the differentially private methods (docs/methods.md §3.4)."""
+"""The attribute bounds of the differentially private methods (docs/methods.md §7.3)."""
 
 import numpy as np
 import pytest

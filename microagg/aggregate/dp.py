@@ -1,6 +1,6 @@
 """The Laplace mechanism on the centroids of an insensitive partition: an ε-differentially private release
 (Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014; Sánchez, Domingo-Ferrer, Martínez & Soria-Comas 2016;
-docs/methods.md §2.15-2.16, §3.4).
+docs/methods.md §7).
 
 Neighbouring data sets differ in one record (the same n records, one of them replaced by any point of the box the
 bounds give). Every released value is its group's mean plus Laplace noise of scale b_j on attribute j, drawn once
@@ -56,14 +56,14 @@ def sensitivity(X: np.ndarray, labels: np.ndarray, B: np.ndarray) -> np.ndarray:
         if not all(_same_partition(labels[:, t], ranked_blocks(X[:, t], k)) for t in range(X.shape[1])):
             raise MicroaggError(f"{WHO} needs, with one labelling per attribute, individual ranking with fixed groups "
                                 "(method='individual_ranking', grouping='fixed') on these data: only then is its "
-                                "noise calibrated (docs/methods.md §2.16).")
+                                "noise calibrated (docs/methods.md §7.2).")
         return width / k
     sizes = np.bincount(labels)
     if not _same_partition(labels, ranked_blocks(insensitive_keys(X, B), int(sizes.min()))):
         raise MicroaggError(f"{WHO} needs the insensitive partition of these data with the same bounds "
                             "(method='insensitive_mdav', or method='individual_ranking' with grouping='fixed'): "
                             "after another partition, replacing one record can change every group and the stated ε "
-                            "would not hold (docs/methods.md §2.15). Strata, blocks and labels computed elsewhere "
+                            "would not hold (docs/methods.md §7.1). Strata, blocks and labels computed elsewhere "
                             "give other partitions.")
     return width * (1.0 / sizes).sum()
 
@@ -96,16 +96,16 @@ def _release(X, labels, epsilon, bounds, noise_seed, clip):
     rows = [report_row("differential privacy ε", float(epsilon), "", "lower is more private", SOURCE),
             report_row("DP accounting", f"ε/d = {epsilon / d:g} per attribute (d = {d}, sequential composition); "
                        "neighbours differ in one record; noise on the means of " + PARTITIONS[labels.ndim],
-                       source="docs/methods.md §3.4"),
-            report_row("DP noise seed (keep private)", str(seed), source="docs/methods.md §3.4"),
+                       source="docs/methods.md §7.3"),
+            report_row("DP noise seed (keep private)", str(seed), source="docs/methods.md §7.3"),
             report_row("DP values clipped to the bounds", int(outside.sum()) if clip else "none (clip=False)",
-                       "cells", source="docs/methods.md §3.4")]
+                       "cells" if clip else "", source="docs/methods.md §7.3")]
     for t in range(d):
         rows += [report_row("DP bounds", f"[{B[t, 0]:g}, {B[t, 1]:g}]", "original units", "", SOURCE, t),
                  report_row("DP sensitivity S_j (L1, all groups)", float(S[t]), "original units", "",
-                            "docs/methods.md §3.4", t),
+                            "docs/methods.md §7.3", t),
                  report_row("DP Laplace scale b_j", float(scale[t]), "original units", "lower is better",
-                            "docs/methods.md §3.4", t)]
+                            "docs/methods.md §7.3", t)]
     return V, rows
 
 
@@ -113,7 +113,7 @@ def _missing():
     raise MicroaggError(f"{WHO} needs the bounds of every masked column (bounds=[(lower, upper), ...] or "
                         "'low:high,...'), taken from knowledge of the domain. They are not read off the data: bounds "
                         "computed from the data would make the noise depend on its extremes and void the ε-DP "
-                        "guarantee (docs/methods.md §3.4).")
+                        "guarantee (docs/methods.md §7.3).")
 
 
 PARAMS = (
@@ -121,7 +121,7 @@ PARAMS = (
           source=SOURCE, low=0.0, low_open=True, label="privacy budget ε"),
     BOUNDS,
     Param("noise_seed", "int", None, "seed of the Laplace noise (the same seed gives the same release); empty: a "
-          "fresh seed, recorded in the private report", source="docs/methods.md §3.4", low=0, label="noise seed"),
+          "fresh seed, recorded in the private report", source="docs/methods.md §7.3", low=0, label="noise seed"),
     Param("clip", "bool", False, "move values outside the bounds onto them instead of refusing", source=SOURCE,
           label="clip values to the bounds"),
 )
@@ -139,5 +139,5 @@ def laplace_with_report(X, labels, **params) -> tuple[np.ndarray, list[dict]]:
           params=PARAMS, with_report=laplace_with_report, original_units=True, differential_privacy=True)
 def laplace(X, labels, epsilon=1.0, bounds=None, noise_seed=None, clip=False) -> np.ndarray:
     """Every record replaced by its group's mean plus Laplace noise of scale b_j = d · S_j / ε (docs/methods.md
-    §3.4), ``X`` in the units of ``bounds``."""
+    §7.3), ``X`` in the units of ``bounds``."""
     return _release(X, labels, epsilon, bounds, noise_seed, clip)[0]

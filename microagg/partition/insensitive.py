@@ -1,5 +1,5 @@
 """Insensitive MDAV: groups cut from a total order of the records that the attribute bounds fix (Soria-Comas,
-Domingo-Ferrer, Sánchez & Martínez 2014; docs/methods.md §2.15).
+Domingo-Ferrer, Sánchez & Martínez 2014; docs/methods.md §7.1).
 
 MDAV measures distances to the centroid of the records left, so replacing one record can reshuffle every group.
 A partition is *insensitive* when replacing one record changes at most one member of each group; then each
@@ -33,6 +33,6 @@ from ..registry import register
           source=SOURCE, params=(BOUNDS,), bounded=True, original_units=True)
 def insensitive_mdav(X, k: int, bounds=None) -> np.ndarray:
     """Labels 0..m-1 from the corner outwards of the insensitive partition of ``X`` (original units; docs/methods.md
-    §2.15)."""
+    §7.1)."""
     B = None if bounds is None else check_bounds(bounds, X.shape[1], "partition method 'insensitive_mdav'")
     return ranked_blocks(insensitive_keys(X, B), k)

@@ -1,4 +1,4 @@
-"""The Laplace mechanism on insensitive partitions (docs/methods.md §3.4): its noise scale, its sensitivity checked
+"""The Laplace mechanism on insensitive partitions (docs/methods.md §7.3): its noise scale, its sensitivity checked
 by brute force, its seeds, its refusals and what its release and report say."""
 
 import warnings

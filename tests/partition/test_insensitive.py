@@ -1,4 +1,4 @@
-"""Insensitive MDAV (Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014; docs/methods.md §2.15)."""
+"""Insensitive MDAV (Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014; docs/methods.md §7.1)."""
 
 import numpy as np
 
