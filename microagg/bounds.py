@@ -8,6 +8,8 @@ the data, whose extremes would then leak through the noise calibrated to them.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .errors import MicroaggError
@@ -27,14 +29,15 @@ BOUNDS_RULE = ("give one (lower, upper) pair per masked column, in the data's un
 
 def check_bounds(bounds, d: int, who: str) -> np.ndarray:
     """Attribute bounds as a (d, 2) float array of finite (lower, upper) pairs with lower < upper; ``bounds`` is an
-    array-like of d pairs or the text "low:high,low:high,..." (the command line's and the dashboard's form).
-    ``who`` names the method in the message."""
+    array-like of d pairs or text: "low:high,low:high,..." (the command line's and the dashboard's form) or the
+    pairs as Python writes them ("[(0, 1), (2, 3)]", as a recipe does). ``who`` names the method in the message."""
     if isinstance(bounds, str):
+        text = re.sub(r"[\[\]():;,]", " ", bounds).split()
         try:
-            bounds = [[float(v) for v in pair.split(":")] for pair in bounds.replace(";", ",").split(",")
-                      if pair.strip()]
+            numbers = [float(v) for v in text]
         except ValueError:
             raise MicroaggError(f"bounds of {who}: could not read {bounds!r} as numbers; {BOUNDS_RULE}.") from None
+        bounds = np.array(numbers).reshape(-1, 2) if len(numbers) % 2 == 0 else numbers
     try:
         B = np.array(bounds, dtype=np.float64)
     except (TypeError, ValueError):

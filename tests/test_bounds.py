@@ -22,3 +22,9 @@ def test_bounds_as_pairs_or_text_and_their_refusals():
 
 def test_ranked_blocks_cut_the_sorted_values_and_ties_go_to_the_lower_index():
     assert ranked_blocks(np.array([3.0, 1.0, 3.0, 0.0, 1.0, 3.0, 2.0]), 2).tolist() == [2, 0, 2, 0, 1, 2, 1]
+
+
+def test_bounds_as_python_writes_them():
+    assert check_bounds("[(0, 1), (-2, 300.0)]", 2, "m").tolist() == [[0, 1], [-2, 300]]
+    with pytest.raises(ma.MicroaggError, match="2 \\(lower, upper\\) pairs"):
+        check_bounds("0:1,2", 2, "m")
