@@ -91,7 +91,6 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     if labels is not None and method is None and (method_params or set(params) - _aggregation_names(aggregation)):
         raise MicroaggError("method parameters were given with labels= but no method=: name the method that made "
                             "the labels, or leave its parameters out.")
-    _check_private(method or "mdav", aggregation, engine)
     if isinstance(engine, Dask):
         from .scale import microaggregate_dask
 
@@ -150,13 +149,3 @@ def _aggregation_names(aggregation: str) -> set[str]:
     return {p.name for p in get_method("aggregate", aggregation).params}
 
 
-
-def _check_private(method: str, aggregation: str, engine) -> None:
-    """Refuse the Dask engine for a method or aggregation that works in the data's own units (insensitive MDAV, the
-    Laplace mechanism): it partitions z-scores, and its blocks are other partitions than the one the noise is
-    calibrated to (docs/methods.md §7.3)."""
-    part, agg = get_method("partition", method), get_method("aggregate", aggregation)
-    if isinstance(engine, Dask) and (part.extras.get("original_units") or agg.extras.get("original_units")):
-        raise MicroaggError(f"'{method}' with '{aggregation}' works in the data's own units, with bounds given in "
-                            "them, on the whole table; the Dask engine partitions z-scores in blocks: use "
-                            "engine='memory'.")

@@ -168,7 +168,7 @@ def test_what_the_noise_does_not_account_for_is_refused(census, extra, match):
 
 def test_the_dask_engine_is_refused(census, tmp_path):
     df, B = census
-    with pytest.raises(ma.MicroaggError, match="engine='memory'"):
+    with pytest.raises(ma.MicroaggError, match="use the memory engine"):
         ma.microaggregate(df, 5, method="insensitive_mdav", aggregation="laplace", bounds=B,
                           engine=ma.engines.Dask(str(tmp_path / "out")))
 
