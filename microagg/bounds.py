@@ -19,7 +19,9 @@ SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014"
 
 BOUNDS = Param("bounds", "array", None, "the domain of every masked column, (lower, upper) in the data's units, "
                "e.g. '0:120,0:5e5'; it must come from knowledge of the domain, not from the data (docs/methods.md "
-               "§7.3)", source=SOURCE, label="attribute bounds (lower:upper per column, not from the data)",
+               "§7.3). Empty: the Laplace aggregation refuses; insensitive MDAV alone then orders by the data's own "
+               "box, a k-anonymous partition that is not insensitive", source=SOURCE,
+               label="attribute bounds (lower:upper per column, not from the data)",
                shared=True)
 
 
