@@ -83,4 +83,3 @@ def percent(p, name: str = "p") -> float:
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not (0 < float(p) < 100):
         raise MicroaggError(f"'{name}' must be a percentage in (0, 100), e.g. 5 for 5 %; got {p!r}.")
     return float(p)
-

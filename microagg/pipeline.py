@@ -147,5 +147,3 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
 
 def _aggregation_names(aggregation: str) -> set[str]:
     return {p.name for p in get_method("aggregate", aggregation).params}
-
-
