@@ -31,6 +31,7 @@ import numpy as np
 
 from ..bounds import BOUNDS, check_bounds, insensitive_keys, ranked_blocks
 from ..errors import MicroaggError
+from ..labels import check_labels
 from ..registry import Param, register
 from ..rows import report_row
 
@@ -73,9 +74,16 @@ def _group_means(x: np.ndarray, lab: np.ndarray) -> np.ndarray:
 
 
 def _release(X, labels, epsilon, bounds, noise_seed, clip):
-    """(released values, report rows): the kernel of both the public function and the report hook."""
+    """(released values, report rows): the kernel of both the public function and the report hook (which gets the
+    stages' labels unrenumbered: given labels may use any ids)."""
     n, d = X.shape
-    B = check_bounds(bounds if bounds is not None else _missing(), d, WHO)
+    labels = check_labels(labels, n, d=d)
+    if bounds is None:
+        raise MicroaggError(f"{WHO} needs the bounds of every masked column (bounds=[(lower, upper), ...] or "
+                            "'low:high,...'), taken from knowledge of the domain. They are not read off the data: "
+                            "bounds computed from the data would make the noise depend on its extremes and void the "
+                            "ε-DP guarantee (docs/methods.md §7.3).")
+    B = check_bounds(bounds, d, WHO)
     outside = (X < B[:, 0]) | (X > B[:, 1])
     if outside.any() and not clip:
         j = int(np.flatnonzero(outside.any(axis=0))[0])
@@ -107,13 +115,6 @@ def _release(X, labels, epsilon, bounds, noise_seed, clip):
                  report_row("DP Laplace scale b_j", float(scale[t]), "original units", "lower is better",
                             "docs/methods.md §7.3", t)]
     return V, rows
-
-
-def _missing():
-    raise MicroaggError(f"{WHO} needs the bounds of every masked column (bounds=[(lower, upper), ...] or "
-                        "'low:high,...'), taken from knowledge of the domain. They are not read off the data: bounds "
-                        "computed from the data would make the noise depend on its extremes and void the ε-DP "
-                        "guarantee (docs/methods.md §7.3).")
 
 
 PARAMS = (

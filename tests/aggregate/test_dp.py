@@ -191,3 +191,12 @@ def test_the_recipe_rebuilds_the_same_file(tmp_path):
         warnings.simplefilter("ignore")
         assert main([*argv[:-1], str(out)]) == 0
     assert out.read_text() == rel.to_csv()
+
+
+def test_given_labels_with_any_ids_are_checked_like_the_partitions_own(census):
+    df, B = census
+    labels = insensitive_mdav(df.to_numpy(dtype=float), 20, bounds=B) * 7 + 3  # the same partition, other ids
+    rel = ma.microaggregate(df, 20, labels=labels, aggregation="laplace", bounds=B, noise_seed=2)
+    assert rel.anonymity["k_anonymous"]
+    with pytest.raises(ma.MicroaggError, match="insensitive partition"):
+        ma.microaggregate(df, 20, labels=ma.partition.mdav(ma.standardize(df), 20), aggregation="laplace", bounds=B)
