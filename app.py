@@ -228,11 +228,11 @@ def initial(key: str, name: str, value) -> dict:
 
 def clamp(key: str, low, high) -> None:
     """Bring a widget's value into [low, high] (the data changed under it) instead of letting it raise: an
-    out-of-range state is dropped and its remembered value moved into the range."""
+    out-of-range state is dropped and its remembered value moved into the range. An empty box (None) stays empty."""
     kept = st.session_state.setdefault("_kept", {})
-    if key in kept and not low <= kept[key] <= high:
+    if kept.get(key) is not None and not low <= kept[key] <= high:
         kept[key] = type(low)(min(max(kept[key], low), high))
-    if key in st.session_state and not low <= st.session_state[key] <= high:
+    if st.session_state.get(key) is not None and not low <= st.session_state[key] <= high:
         if key in ("k", "k-slider"):
             st.session_state[key] = type(low)(min(max(st.session_state[key], low), high))
         else:
@@ -260,26 +260,33 @@ def widget(p: Param, key: str, d: int, disabled: bool = False):
                              index=p.choices.index(last(key, p.default)))
     elif p.type == "bool":
         value = st.checkbox(label, help=tip, key=key, disabled=disabled, value=last(key, p.default))
+    elif p.type == "array":  # a value per masked column, typed as text the method reads (e.g. DP bounds)
+        value = st.text_input(label, help=tip, key=key, disabled=disabled, value=last(key, p.default or "")) or None
     elif p.type in ("int", "float"):
         low, high, _ = bounds(p, d)
         clamp(key, low, high)
         cast = int if p.type == "int" else float
-        start = {"value": cast(min(max(last(key, p.default), low), high))}
+        kept = last(key, p.default)
+        start = {"value": None if kept is None else cast(min(max(kept, low), high))}  # None: an empty box
         if p.type == "float" and p.low is not None and p.high is not None and not p.low_open and not p.high_open:
             value = st.slider(label, low, high, help=tip, key=key, disabled=disabled, **start)
         else:
             value = st.number_input(label, min_value=low, max_value=high, help=tip, key=key, disabled=disabled,
                                     **({"step": 1} if p.type == "int" else {"format": "%g"}), **start)
-        value = cast(value)
+        value = None if value is None else cast(value)
     else:
         return p.default
     return remember(key, value)
 
 
-def parameter_widgets(m: Method, prefix: str, d: int, overridden=()) -> dict:
+def parameter_widgets(m: Method, prefix: str, d: int, overridden=(), shared: str | None = None) -> dict:
     """Widgets of ``m``'s parameters, the advanced ones in an expander; a parameter without effect under the others'
-    values (``Param.only_with``), or ``overridden`` by an upload, is shown disabled and not passed on."""
+    values (``Param.only_with``), or ``overridden`` by an upload, is shown disabled and not passed on. A partitioner's
+    parameter that the aggregation titled ``shared`` declares ``shared`` too (``Param.shared``) gets no widget here:
+    it is typed once, under the aggregation."""
     values = {}
+    agg = next((a for a in methods("aggregate") if a.title == shared), None)
+    common = {p.name for p in agg.params if p.shared} if agg is not None else set()
 
     def current(name):
         key = f"{prefix}-{name}"
@@ -292,6 +299,9 @@ def parameter_widgets(m: Method, prefix: str, d: int, overridden=()) -> dict:
         box = st.expander("Advanced") if group else st.container()
         with box:
             for p in chosen:
+                if p.shared and p.name in common:
+                    values[p.name] = p.default
+                    continue
                 off = p.name in overridden or not p.active({o: current(o) for o, _ in p.only_with})
                 values[p.name] = widget(p, f"{prefix}-{p.name}", d, disabled=off)
     return m.active({p.name: values[p.name] for p in m.params})
@@ -466,7 +476,8 @@ def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
                                       help="Sensitive attributes: released unchanged, and used by this method to "
                                            "shape the groups (diverse, or t-close). The other masked columns are "
                                            "the quasi-identifiers.")
-    mparams = parameter_widgets(part, f"p-{part.name}", max(1, len(columns) - len(confidential)))
+    mparams = parameter_widgets(part, f"p-{part.name}", max(1, len(columns) - len(confidential)),
+                                shared=st.session_state.get("aggregation"))
     return k, part, confidential, mparams
 
 
@@ -518,6 +529,8 @@ def sidebar() -> Setup:
         st.header("Microaggregation")
         k, part, confidential, mparams = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
+        shared = {p.name for p in part.params if p.shared} & {p.name for p in agg.params if p.shared}
+        mparams = {**mparams, **{name: aparams[name] for name in shared}}  # one value, typed once (the DP bounds)
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,

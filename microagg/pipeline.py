@@ -117,6 +117,8 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                                                aggregation_params)
     if given:
         mp = {}
+    if agg.extras.get("differential_privacy") and ap.get("noise_seed") is None:
+        ap = {**ap, "noise_seed": permutation(0, None)[1]}  # a fresh seed, recorded like the shuffle's
     if renormalize and agg.extras.get("preserves_moments"):
         raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{aggregation}': it already "
                             "preserves every attribute's mean and variance, and rescaling would undo what it "

@@ -46,7 +46,8 @@ class Param:
     other values, it is refused (``Method.resolve``) rather than silently ignored.
     ``label`` and ``unit`` name it for people (the dashboard's widgets; ``name`` is the code name) and
     ``advanced`` marks a tuning constant most users leave alone; the dashboard disables a parameter that
-    ``only_with`` makes ineffective.
+    ``only_with`` makes ineffective. ``shared`` marks one quantity that a partitioner and an aggregator both need
+    (the attribute bounds of the differentially private methods): a keyword declared ``shared`` by both goes to both.
     """
 
     name: str
@@ -64,6 +65,7 @@ class Param:
     unit: str = ""
     advanced: bool = False
     only_with: tuple = ()  # ((other parameter, (values under which this one has an effect)), ...)
+    shared: bool = False
 
     def active(self, values: dict) -> bool:
         """Whether this parameter has an effect given the other parameters' ``values``."""
@@ -93,6 +95,8 @@ class Param:
     def validate(self, value: Any, owner: str) -> Any:
         """Return ``value`` converted to this parameter's type, or raise naming the parameter."""
         where = f"parameter '{self.name}' of {owner}"
+        if value is None and self.default is None:  # an optional parameter left empty (e.g. a fresh noise seed)
+            return None
         if self.type == "choice":
             if value not in self.choices:
                 raise MicroaggError(f"{where} must be {self.describe_range()}; got {value!r}.")

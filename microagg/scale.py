@@ -257,6 +257,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     if part.whole_table:
         raise MicroaggError(f"method '{method}' guarantees its property against the whole table: it cannot run block "
                             "by block on Dask; use the memory engine.")
+    if part.extras.get("original_units") or agg.extras.get("original_units"):  # docs/methods.md §7
+        raise MicroaggError(f"'{method}' with '{aggregation}' works in the data's own units on the whole table; the "
+                            "Dask engine partitions z-scores block by block: use the memory engine.")
     if not part.record_level:
         raise MicroaggError(f"method '{method}' groups each attribute separately; the Dask engine releases "
                             "k-anonymous records only: choose a method with one group per record.")

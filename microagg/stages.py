@@ -80,11 +80,13 @@ def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> 
     """Route keyword parameters to the partitioner or the aggregator that declares them.
 
     A name neither declares raises; a name both declare must be given through
-    ``method_params`` / ``aggregation_params`` instead.
+    ``method_params`` / ``aggregation_params`` instead, unless both declare it ``shared`` (the same quantity,
+    e.g. the attribute bounds of insensitive MDAV and the Laplace aggregation): then it goes to both.
     """
     mnames = {p.name for p in method.params}
     anames = {p.name for p in aggregator.params}
-    both = sorted(set(params) & mnames & anames)
+    shared = {p.name for p in method.params if p.shared} & {p.name for p in aggregator.params if p.shared}
+    both = sorted(set(params) & mnames & anames - shared)
     if both:
         raise MicroaggError(f"parameter(s) {both} are accepted by both method '{method.name}' and aggregation "
                             f"'{aggregator.name}': pass them in method_params= or aggregation_params=.")
@@ -116,8 +118,10 @@ def partition(prep: Prepared, part: Method, params: dict,
               engine: Memory | Blocks = MEMORY) -> tuple[np.ndarray, dict]:
     """Labels of the partitioner ``part`` (validated ``params``) on the masked z-scores, computed by ``engine``,
     and what the release records about the engine. A method that uses roles also gets the confidential
-    columns' z-scores, appended after the masked ones, and their positions as ``confidential``."""
-    Z, d = prep.Z, prep.Z.shape[1]
+    columns' z-scores, appended after the masked ones, and their positions as ``confidential``. A method registered
+    ``original_units=True`` (insensitive MDAV, whose order is fixed by bounds given in the data's units) gets the
+    masked columns in their original units instead of z-scores."""
+    Z, d = (prep.X if part.extras.get("original_units") else prep.Z), prep.Z.shape[1]
     if part.uses_roles:
         conf = prep.roles.confidential
         Zc = zscores(prep.df, conf) if conf else np.empty((len(Z), 0))
@@ -147,8 +151,17 @@ def check_partition(labels: np.ndarray, prep: Prepared, method: str) -> None:
 def aggregate(prep: Prepared, labels: np.ndarray, agg: Method, params: dict, renormalize: bool = False) -> Masked:
     """The aggregation ``agg`` (validated ``params``) of every group of ``labels``: masked z-scores, optionally
     renormalized to unit variance (Mortazavi & Jalili 2017, Eq. 5), and the released values in original units
-    (:func:`release_values`)."""
+    (:func:`release_values`). An aggregation registered ``original_units=True`` (the Laplace mechanism, whose
+    bounds and noise are in the data's units) works on the original values and returns the released values
+    themselves; the masked z-scores are then theirs, standardized with the original's mean and sd."""
     hook = agg.extras.get("with_report")
+    if agg.extras.get("original_units"):
+        if renormalize:
+            raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{agg.name}': rescaling with "
+                                "the data's own mean and variance would make the release depend on them beyond what "
+                                "its noise accounts for. Call it without renormalize.")
+        V, rows = hook(prep.X, labels, **params) if hook is not None else (agg.func(prep.X, labels, **params), [])
+        return Masked(prep.std.transform(V), V, tuple(rows), agg.name, False)
     Zp, rows = hook(prep.Z, labels, **params) if hook is not None else (agg.func(prep.Z, labels, **params), [])
     if renormalize:
         Zp = renormalized(Zp)
@@ -179,6 +192,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
     index replaced by 0..n-1 unless ``keep_index``, the rows shuffled by a permutation from ``seed`` (a fresh
     one when None, recorded) unless ``shuffle`` is False (README, "Publishing a release safely")."""
     df, roles, k, V = prep.df, prep.roles, prep.k, masked.V
+    _check_private(masked.name, roles, keep_index, engine_info)
     order, seed = permutation(len(df), seed) if shuffle else (np.arange(len(df)), None)
     masked_only = k_anonymity(V, k)
     if labels.ndim == 1 and not masked_only["k_anonymous"]:
@@ -216,6 +230,23 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                    anonymity=anonymity, confidential=conf, aggregation_report=masked.rows, order=order,
                    identifiers=roles.identifiers, keys=roles.keys, strata=roles.strata, key_classes=class_ids(codes),
                    index_note=meaningful_index(df), coverage=tuple(_coverage(df, codes, V, kept, k)))
+
+
+def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:
+    """An ε-differentially private aggregation (registered ``differential_privacy=True``) covers the noisy columns
+    only: refuse columns released unchanged beside them (kept, keys, confidential, the index) and strata or blocks,
+    whose partitions the noise does not account for (docs/methods.md §7.3)."""
+    if not get_method("aggregate", aggregation).extras.get("differential_privacy"):
+        return
+    given = [name for name, value in (("keep", roles.kept), ("keys", roles.keys), ("confidential", roles.confidential),
+                                      ("strata", roles.strata), ("keep_index", keep_index)) if value]
+    if engine_info.get("engine", "memory") != "memory":
+        given.append(f"engine '{engine_info['engine']}'")
+    if given:
+        raise MicroaggError(f"aggregation '{aggregation}' makes the masked columns ε-differentially private; "
+                            f"{', '.join(given)} would release columns unchanged beside them or partition inside "
+                            "strata or blocks, which its noise does not account for: leave them out (mask every "
+                            "column you release); no release was made.")
 
 
 def _coverage(df: pd.DataFrame, codes: np.ndarray, V: np.ndarray, uncovered: list[str], k: int):

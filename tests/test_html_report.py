@@ -106,3 +106,15 @@ def test_opens_offline_with_every_plot(eia_report):
         browser.close()
     assert len(plotted) == 3 and min(plotted) > 0, plotted  # three plots, each with drawn marks
     assert [u for u in requests if not u.startswith("file:")] == []  # no network request
+
+
+def test_a_differentially_private_release_states_its_accounting():
+    """ε, every attribute's bounds, sensitivity and noise scale, and the noise seed (docs/methods.md §7.3)."""
+    rel = ma.microaggregate(ma.load_dataset("uniform", n=300, d=2), 20, method="insensitive_mdav",
+                            aggregation="laplace", bounds="0:40000,0:40000", epsilon=4.0, noise_seed=11)
+    page = html_report(rel, sweep_ks=None)
+    section = page[page.index("<h2>Differential privacy</h2>"):page.index("<h2>Data</h2>")]
+    scale = rel.report().query("metric == 'DP Laplace scale b_j'")["value"]
+    assert len(scale) == 2 and all(f"{v:g}"[:5] in section.replace(",", "") for v in scale)
+    assert "differential privacy ε" in section and "[0, 40000]" in section and "DP sensitivity" in section
+    assert re.search(r"noise_seed of laplace</td>\s*<td>11<", page)

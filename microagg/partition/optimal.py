@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..bounds import ranked_blocks
 from ..checks import as_matrix, check_k, check_size
 from ..errors import MicroaggError
 from ..preprocess import check_finite
@@ -71,14 +72,13 @@ def sorted_groups(x: np.ndarray, k: int, grouping: str) -> np.ndarray:
     ``grouping="fixed"``: blocks of k, the last block absorbing the n mod k rest
     (sdcMicro's convention); ``"optimal"``: the Hansen-Mukherjee optimum.
     """
+    if grouping == "fixed":
+        return ranked_blocks(x, k)
     n = x.shape[0]
     order = np.argsort(x, kind="stable")
-    if grouping == "fixed":
-        block = np.minimum(np.arange(n) // k, n // k - 1)
-    else:
-        block = np.zeros(n, np.int64)
-        block[hm_breaks(x[order], k)[1:]] = 1
-        block = np.cumsum(block)
+    block = np.zeros(n, np.int64)
+    block[hm_breaks(x[order], k)[1:]] = 1
+    block = np.cumsum(block)
     labels = np.empty(n, np.int64)
     labels[order] = block
     return labels

@@ -62,6 +62,10 @@ def test_every_partitioner(zk, name, data):
         sizes = np.bincount(col)
         assert sizes.min() >= k and sizes.sum() == n  # ids 0..m-1, every group >= k
     for agg in methods("aggregate"):  # any aggregator works on any partitioner's labels
+        if agg.extras.get("differential_privacy"):  # needs bounds from the user (tests/aggregate/test_dp.py)
+            with pytest.raises(ma.MicroaggError, match="bounds"):
+                agg.func(Z, labels, **agg.defaults())
+            continue
         if agg.extras.get("preserves_moments") and (reason := moment_refusal(Z, labels)):
             with pytest.raises(ma.MicroaggError, match=reason):
                 agg.func(Z, labels, **agg.defaults())

@@ -1,0 +1,202 @@
+"""The Laplace mechanism on insensitive partitions (docs/methods.md §7.3): its noise scale, its sensitivity checked
+by brute force, its seeds, its refusals and what its release and report say."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import microagg as ma
+from microagg.aggregate.dp import laplace, laplace_with_report, sensitivity
+from microagg.partition.insensitive import insensitive_mdav
+
+BOX = np.array([[0.0, 10.0], [-5.0, 5.0]])
+
+
+def data(n=20, seed=0):
+    return np.random.default_rng(seed).uniform(BOX[:, 0], BOX[:, 1], size=(n, 2))
+
+
+def individual(X, k):
+    return ma.partition.individual_ranking(X, k)  # fixed groups
+
+
+def centroids(X, labels):
+    """The noiseless group means of every attribute, in group order (a list over attributes)."""
+    lab = labels if labels.ndim == 2 else np.column_stack([labels] * X.shape[1])
+    return [np.bincount(lab[:, t], weights=X[:, t]) / np.bincount(lab[:, t]) for t in range(X.shape[1])]
+
+
+@pytest.mark.parametrize("partition", ["insensitive", "individual"])
+def test_the_stated_sensitivity_bounds_every_change_of_one_record(partition):
+    """Brute force: every record replaced by corners and random points of the box; the L1 change of the centroids of
+    each attribute over all groups never exceeds S_j; for individual ranking it comes within 40 % of S_j (the bound
+    is not loose)."""
+    X, k = data(14, 1), 3
+
+    def part(Y):
+        return insensitive_mdav(Y, k, bounds=BOX) if partition == "insensitive" else individual(Y, k)
+
+    S = sensitivity(X, part(X), BOX)
+    corners = np.array([[BOX[0, a], BOX[1, b]] for a in (0, 1) for b in (0, 1)])
+    points = np.vstack([corners, np.random.default_rng(5).uniform(BOX[:, 0], BOX[:, 1], size=(8, 2))])
+    before = centroids(X, part(X))
+    worst = np.zeros(2)
+    for i in range(len(X)):
+        for p in points:
+            Y = X.copy()
+            Y[i] = p
+            after = centroids(Y, part(Y))
+            change = np.array([np.abs(a - b).sum() for a, b in zip(after, before)])
+            assert (change <= S + 1e-12).all(), (i, p, change, S)
+            worst = np.maximum(worst, change)
+    assert (worst >= 0.6 * S).all() if partition == "individual" else (worst > 0).all()
+
+
+def test_sensitivity_formulas():
+    X = data(23)
+    assert np.allclose(sensitivity(X, individual(X, 5), BOX), [10 / 5, 10 / 5])
+    sizes = np.array([5, 5, 5, 8])
+    assert np.allclose(sensitivity(X, insensitive_mdav(X, 5, bounds=BOX), BOX), [10 * (1 / sizes).sum()] * 2)
+
+
+def test_the_noise_has_the_stated_laplace_scale():
+    """released − centroid over 2000 seeds is Laplace(b) by a KS test, and not Laplace(1.5 b): the test can fail."""
+    X, k, eps = data(12), 4, 0.7
+    labels = insensitive_mdav(X, k, bounds=BOX)
+    b = sensitivity(X, labels, BOX) * 2 / eps
+    rows = laplace_with_report(X, labels, epsilon=eps, bounds=BOX, noise_seed=0, clip=False)[1]
+    stated = [r["value"] for r in rows if r["metric"] == "DP Laplace scale b_j"]
+    assert np.allclose(stated, b)
+    first = np.flatnonzero(labels == 0)[0]
+    mean = X[labels == 0, 0].mean()
+    noise = np.array([laplace(X, labels, eps, BOX, seed)[first, 0] - mean for seed in range(2000)])
+    assert stats.kstest(noise, "laplace", args=(0, b[0])).pvalue > 1e-3
+    assert stats.kstest(noise, "laplace", args=(0, 1.5 * b[0])).pvalue < 1e-3
+
+
+def test_the_same_seed_gives_the_same_release_and_another_seed_another():
+    X = data(30)
+    labels = insensitive_mdav(X, 3, bounds=BOX)
+    a, b, c = (laplace(X, labels, 1.0, BOX, s) for s in (3, 3, 4))
+    assert np.array_equal(a, b) and not np.isclose(a, c).any()
+    for g in range(labels.max() + 1):  # one noisy vector per group
+        assert (a[labels == g] == a[labels == g][0]).all()
+
+
+def test_refusals():
+    X = data(20)
+    labels = insensitive_mdav(X, 4, bounds=BOX)
+    with pytest.raises(ma.MicroaggError, match="not read off the data"):
+        laplace(X, labels)
+    with pytest.raises(ma.MicroaggError, match="epsilon"):
+        laplace(X, labels, epsilon=0.0, bounds=BOX)
+    with pytest.raises(ma.MicroaggError, match="epsilon"):
+        laplace(X, labels, epsilon=-1.0, bounds=BOX)
+    narrow = BOX.copy()
+    narrow[0, 1] = 5.0
+    with pytest.raises(ma.MicroaggError, match="outside the bounds .*clip=True"):
+        laplace(X, insensitive_mdav(X, 4, bounds=narrow), bounds=narrow, noise_seed=0)
+    clipped = laplace(X, insensitive_mdav(X, 4, bounds=narrow), bounds=narrow, noise_seed=0, clip=True, epsilon=1e9)
+    assert clipped[:, 0].max() <= 5.0 + 1e-6  # means of clipped values, with negligible noise
+    with pytest.raises(ma.MicroaggError, match="insensitive partition"):
+        laplace(X, ma.partition.mdav(X, 4), bounds=BOX)
+    with pytest.raises(ma.MicroaggError, match="insensitive partition"):  # the bounds differ from the partition's
+        laplace(X, insensitive_mdav(X, 4), bounds=BOX * 2)
+    optimal = ma.partition.individual_ranking(data(29, 3), 4, grouping="optimal")
+    assert not np.array_equal(optimal, individual(data(29, 3), 4))
+    with pytest.raises(ma.MicroaggError, match="grouping='fixed'"):
+        laplace(data(29, 3), optimal, bounds=BOX)
+
+
+@pytest.fixture(scope="module")
+def census():
+    df = ma.load_dataset("census").iloc[:200]  # small: the report computes every metric
+    X = df.to_numpy(dtype=float)
+    return df, np.column_stack([np.zeros(X.shape[1]), np.full(X.shape[1], 1e6)])
+
+
+def test_the_release_states_epsilon_bounds_sensitivity_and_scale_and_still_groups(census):
+    df, B = census
+    rel = ma.microaggregate(df, 20, method="insensitive_mdav", aggregation="laplace", bounds=B, epsilon=2.0,
+                            noise_seed=9)
+    rep = rel.report()
+    row = rep.set_index(["metric", "attribute"])["value"]
+    assert row["differential privacy ε", "all"] == 2.0 and "ε/d" in row["DP accounting", "all"]
+    assert row["DP bounds", "AGI"] == "[0, 1e+06]" and row["DP noise seed (keep private)", "all"] == "9"
+    S = 1e6 * (1 / np.bincount(rel.labels)).sum()
+    assert np.isclose(row["DP sensitivity S_j (L1, all groups)", "AGI"], S)
+    assert np.isclose(row["DP Laplace scale b_j", "AGI"], S * 13 / 2.0)
+    assert rel.params["epsilon"] == 2.0 and rel.params["noise_seed"] == 9  # the recipe reproduces it
+    # the file as published: every row shared by >= k records, the report's claim true of it
+    sizes = rel.protected.groupby(list(rel.protected.columns)).size()
+    assert sizes.min() >= 20 and rel.anonymity["k_anonymous"] and row["k-anonymous", "all"]
+    again = ma.microaggregate(df, 20, method="insensitive_mdav", aggregation="laplace", bounds=B, epsilon=2.0,
+                              noise_seed=9, seed=rel.params["shuffle_seed"])
+    pd.testing.assert_frame_equal(again.protected, rel.protected)
+    fresh = ma.microaggregate(df, 20, method="insensitive_mdav", aggregation="laplace", bounds=B)
+    assert isinstance(fresh.params["noise_seed"], int)  # a fresh seed, drawn and recorded
+
+
+def test_individual_ranking_release_says_it_is_not_k_anonymous(census):
+    df, B = census
+    with pytest.warns(UserWarning, match="NOT 5-anonymous"):
+        rel = ma.microaggregate(df, 5, method="individual_ranking", aggregation="laplace", bounds=B, noise_seed=1)
+    row = {(r["metric"], r["attribute"]): r["value"] for r in rel.aggregation_report}  # report()'s rows, by position
+    assert np.isclose(row["DP sensitivity S_j (L1, all groups)", 1], 1e6 / 5)
+    assert "individual ranking" in row["DP accounting", "all"]
+    assert not rel.anonymity["k_anonymous"]
+
+
+@pytest.mark.parametrize("extra,match", [({"keep": ["AGI"]}, "keep"),
+                                         ({"keys": ["AGI"], "strata": ["AGI"]}, "insensitive partition|strata"),
+                                         ({"confidential": ["AGI"]}, "confidential"),
+                                         ({"keep_index": True}, "keep_index"),
+                                         ({"engine": ma.engines.Blocks(500)}, "blocks"),
+                                         ({"renormalize": True}, "renormalize")])
+def test_what_the_noise_does_not_account_for_is_refused(census, extra, match):
+    df, B = census
+    columns = [c for c in df.columns if c != "AGI"] if set(extra) & {"keep", "keys", "confidential"} else None
+    bounds = B[:len(columns)] if columns else B
+    with warnings.catch_warnings(), pytest.raises(ma.MicroaggError, match=match):
+        warnings.simplefilter("ignore")
+        ma.microaggregate(df, 5, method="insensitive_mdav", aggregation="laplace", bounds=bounds, columns=columns,
+                          noise_seed=0, **extra)
+
+
+def test_the_dask_engine_is_refused(census, tmp_path):
+    df, B = census
+    with pytest.raises(ma.MicroaggError, match="use the memory engine"):
+        ma.microaggregate(df, 5, method="insensitive_mdav", aggregation="laplace", bounds=B,
+                          engine=ma.engines.Dask(str(tmp_path / "out")))
+
+
+@pytest.mark.filterwarnings("ignore:method 'individual_ranking' groups each attribute")
+def test_the_recipe_rebuilds_the_same_file(tmp_path):
+    """The command line the dashboard shows (microagg.recipe) rebuilds a DP release byte for byte: ε, the bounds and
+    both seeds are in it."""
+    import shlex
+
+    from microagg.cli import main
+    from microagg.recipe import cli_command
+
+    rel = ma.microaggregate(ma.load_dataset("uniform", n=300, d=3), 10, method="individual_ranking",
+                            aggregation="laplace", bounds=[(0, 40_000)] * 3, epsilon=3.0)
+    argv = shlex.split(cli_command(rel.params, ["--dataset", "uniform", "--data-param", "n=300", "--data-param",
+                                                "d=3"]))[3:]
+    out = tmp_path / "again.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main([*argv[:-1], str(out)]) == 0
+    assert out.read_text() == rel.to_csv()
+
+
+def test_given_labels_with_any_ids_are_checked_like_the_partitions_own(census):
+    df, B = census
+    labels = insensitive_mdav(df.to_numpy(dtype=float), 20, bounds=B) * 7 + 3  # the same partition, other ids
+    rel = ma.microaggregate(df, 20, labels=labels, aggregation="laplace", bounds=B, noise_seed=2)
+    assert rel.anonymity["k_anonymous"]
+    with pytest.raises(ma.MicroaggError, match="insensitive partition"):
+        ma.microaggregate(df, 20, labels=ma.partition.mdav(ma.standardize(df), 20), aggregation="laplace", bounds=B)

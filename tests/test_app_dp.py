@@ -1,0 +1,26 @@
+"""The dashboard with the differentially private aggregation (docs/methods.md §7.3): the bounds are typed once, never
+filled in from the data, and the page says what is wrong until they are."""
+
+import microagg as ma
+
+from .test_app import ok, shown, start
+
+LAPLACE = ma.registry.get_method("aggregate", "laplace").title
+INSENSITIVE = ma.registry.get_method("partition", "insensitive_mdav").title
+
+
+def test_laplace_asks_for_bounds_then_releases_what_the_library_releases():
+    at = start()
+    at.session_state["method"], at.session_state["aggregation"] = INSENSITIVE, LAPLACE
+    at.run()
+    assert not at.exception and "not read off the data" in at.error[0].value  # no bounds yet: a message, no release
+    assert at.sidebar.text_input(key="a-laplace-bounds").value == ""  # empty: nothing inferred from the data
+    assert all(w.key != "p-insensitive_mdav-bounds" for w in at.sidebar.text_input)  # typed once, for both
+    bounds = ",".join(["0:1e6"] * 13)
+    at.session_state["a-laplace-bounds"], at.session_state["a-laplace-noise_seed"] = bounds, 4
+    at.run()
+    ok(at)
+    rel = ma.microaggregate(ma.load_dataset("census"), 5, method="insensitive_mdav", aggregation="laplace",
+                            bounds=bounds, noise_seed=4)
+    assert shown(at)["Information loss (IL)"] == f"{ma.metrics.information_loss(rel.Z, rel.Zp):.3f} %"
+    assert shown(at)["k-anonymous"] == "yes"
