@@ -74,6 +74,12 @@ def natural_key(value) -> tuple:
                  for part in re.split(r"(\d+)", str(value)) if part)
 
 
+def natural_order(col: pd.Series) -> list:
+    """The distinct values of ``col`` in their natural order: numbers by value, text by :func:`natural_key`."""
+    seen = pd.unique(col.dropna())
+    return sorted(seen) if pd.api.types.is_numeric_dtype(col) else sorted(seen, key=natural_key)
+
+
 def encode(df: pd.DataFrame, ordinal: dict[str, list | None], nominal: list[str]) -> Categories | None:
     """The codes of the categorical quasi-identifiers of ``df`` (None without any), checked: no missing value, every
     value of an ordinal column in its given order, an order listing each category once."""
@@ -105,9 +111,8 @@ def _order(col: pd.Series, name: str, order: list | None) -> tuple[np.ndarray, s
     if order is None:
         if pd.api.types.is_numeric_dtype(col):
             return np.sort(seen), None
-        ranked = sorted(seen, key=natural_key)
-        keys = [natural_key(v) for v in ranked]
-        if len(set(keys)) != len(keys):
+        ranked = natural_order(col)
+        if len({natural_key(v) for v in ranked}) != len(ranked):
             raise MicroaggError(f"ordinal column '{name}' has categories that differ only in letter case; give their "
                                 f"order: ordinal={{'{name}': [...]}}.")
         return np.asarray(ranked, dtype=object), (
