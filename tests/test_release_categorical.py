@@ -122,3 +122,12 @@ def test_text_columns_without_a_role_are_still_dropped():
         warnings.simplefilter("ignore")
         rel = ma.microaggregate(df, 3, columns=["age"], seed=0)
     assert list(rel.protected.columns) == ["age"] and {"region", "education"} <= set(rel.dropped)
+
+
+def test_the_html_report_names_the_categories_and_skips_the_numeric_sweep(tmp_path):
+    df = ma.load_dataset("survey").dropna().head(90)
+    rel = ma.microaggregate(df, 3, columns=["age"], nominal=["region"], confidential=["income"], seed=0)
+    ma.html_report(rel, tmp_path / "r.html", data="df", data_args=["--input", "x.csv"])
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "region (nominal)" in text and "changed categories" in text.lower()
+    assert "categorical quasi-identifiers (the sweep is numeric)" in text
