@@ -60,3 +60,69 @@ def test_weights_give_every_kind_the_mean_squared_distance_of_a_z_score():
     pairs_n = (w[0] * (N[:, None, 0] != N[None, :, 0])).mean()
     assert pairs_p == pytest.approx(2.0) and pairs_n == pytest.approx(2.0)
     assert weights(np.zeros((5, 1), np.int64), np.zeros((5, 1), np.int64)) == (0.0, 0.0)
+
+
+def reference(Z, P, N, k):
+    """Heterogeneous MDAV-generic written plainly (docs/methods.md §2.15): full distance vectors, sorts by
+    (distance, index), the centroid recomputed from the remaining records every time."""
+    a, w = weights(P, N)
+    n = len(Z)
+    labels = np.full(n, -1)
+    live = list(range(n))
+
+    def dist(i, cz, cp, cn):  # accumulated term by term in the kernel's order, so that ties round alike
+        s = 0.0
+        for term in [*((Z[i] - cz) ** 2), *((a * (P[i] - cp)) ** 2), *(w * (N[i] != cn))]:
+            s += float(term)
+        return s
+
+    def centroid():
+        rows = np.array(live)
+        cz = S / len(rows)  # the running sum, as the kernel keeps it (the same rounding)
+        cp = np.array([sorted(P[rows, t])[(len(rows) - 1) // 2] for t in range(P.shape[1])], dtype=np.int64)
+        cn = []
+        for t in range(N.shape[1]):
+            counts = np.bincount(N[rows, t])
+            cn.append(next(N[i, t] for i in rows if counts[N[i, t]] == counts.max()))
+        return cz, cp, np.array(cn, dtype=np.int64)
+
+    def group(r):
+        order = sorted(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), i))
+        return order[:k], max(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), -i))
+
+    S = np.zeros(Z.shape[1])
+    for i in range(n):
+        S += Z[i]
+    g = 0
+
+    def emit(members):
+        nonlocal g, S
+        for i in sorted(members):
+            labels[i] = g
+            live.remove(i)
+            S -= Z[i]
+        g += 1
+
+    while len(live) >= 2 * k:
+        cz, cp, cn = centroid()
+        r = max(live, key=lambda i: (dist(i, cz, cp, cn), -i))
+        members, s = group(r)
+        emit(members)
+        if len(live) < 2 * k:
+            break
+        if s not in live:
+            s = max(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), -i))
+        emit(group(s)[0])
+    labels[live] = g
+    return labels
+
+
+@settings(max_examples=25, deadline=None)
+@given(data_and_k(), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_kernel_is_the_plain_algorithm(data, seed, few):
+    Z, k = data
+    rng = np.random.default_rng(seed)
+    P = rng.integers(0, 2 if few else 5, (len(Z), rng.integers(0, 3)))
+    N = rng.integers(0, 2 if few else 4, (len(Z), rng.integers(0, 3)))
+    Z = ma.standardize(Z)
+    assert (mdav_heterogeneous(Z, P, N, k) == reference(Z, P, N, k)).all()
