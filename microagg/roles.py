@@ -28,11 +28,6 @@ class Roles:
     ordinal: dict = field(default_factory=dict)  # masked ordinal column -> its order (None: natural sort)
     nominal: list[str] = field(default_factory=list)  # masked nominal columns
 
-    @property
-    def categorical(self) -> list[str]:
-        """The masked ordinal and nominal columns (quasi-identifiers with categories), in the data's order."""
-        return [c for c in self.names if c in self.ordinal or c in self.nominal]
-
 
 def _names(df: pd.DataFrame, given, what: str) -> list[str]:
     """``given`` (a name or names, None for none) checked: in the data, each once."""
@@ -78,7 +73,7 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
             raise MicroaggError(f"columns {clash} are listed in 'identifiers' (not released) and also chosen for the "
                                 "release ('columns', 'keep', 'keys', 'strata' or 'confidential'); list each once.")
     masked = select_columns(df, columns) if columns is not None else \
-        [c for c in _numeric(df, bool(cats)) if c not in conf and c not in ids and c not in keys
+        [c for c in select_columns(df, None) if c not in conf and c not in ids and c not in keys
          and c not in strata and c not in keep and c not in cats]
     both = [c for c in masked if c in conf]
     if both:
@@ -111,14 +106,7 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
         raise MicroaggError(f"columns {masked_strata} are both masked and strata: a stratum column is released "
                             "unmasked (list it in 'keys') or not at all.")
     kept = keep + [c for c in keys if c not in keep]
-    return Roles(masked, conf, kept, names, ids, keys, strata, {c: o for c, o in ordinal.items()}, nominal)
-
-
-def _numeric(df: pd.DataFrame, categorical: bool) -> list[str]:
-    """The numeric columns (none is an error only when no categorical quasi-identifier is given either)."""
-    if categorical and not any(pd.api.types.is_numeric_dtype(df[c]) for c in df.columns):
-        return []
-    return select_columns(df, None)
+    return Roles(masked, conf, kept, names, ids, keys, strata, ordinal, nominal)
 
 
 def _confidential(df: pd.DataFrame, confidential) -> list[str]:

@@ -100,9 +100,11 @@ def test_refusals_name_the_problem(kw, match):
 
 
 def test_only_categorical_qis_is_refused():
-    df = pd.DataFrame({"region": list("aabbcc"), "edu": list("xyxyxy")})
+    df = pd.DataFrame({"region": list("aabbcc"), "edu": list("xyxyxy"), "x": [1.0, 2, 3, 4, 5, 7]})
     with pytest.raises(ma.MicroaggError, match="no continuous quasi-identifier"):
-        ma.microaggregate(df, 2, nominal=["region", "edu"])
+        ma.microaggregate(df, 2, nominal=["region", "edu"], keep=["x"])
+    with pytest.raises(ma.MicroaggError, match="no numeric column"):
+        ma.microaggregate(df[["region", "edu"]], 2, nominal=["region", "edu"])
 
 
 def test_without_categories_a_release_is_unchanged(small_df):
