@@ -22,6 +22,7 @@ import microagg as ma
 from microagg import plots, recipe, stages, tables
 from microagg.advice import scale_hint
 from microagg.baselines import BASELINES
+from microagg.categories import natural_order
 from microagg.engines import MEMORY
 from microagg.explore import pareto_frontier, risk_utility, satisfaction_grid, satisfaction_over_alpha
 from microagg.io import read_csv, write_csv
@@ -100,32 +101,34 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
-             strata: tuple = ()) -> stages.Prepared:
-    """The roles and standardize stages of the release on the sidebar's columns."""
+             strata: tuple = (), cats: tuple = ()) -> stages.Prepared:
+    """The roles and standardize stages of the release on the sidebar's columns; ``cats`` the categorical
+    quasi-identifiers as (column, kind, order or None) triples."""
     roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
-                         strata=list(strata))
+                         strata=list(strata), ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
+                         nominal=[c for c, kind, _ in cats if kind == "nominal"])
     return stages.standardize(df, roles, k)
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = ()):
+              strata: tuple = (), cats: tuple = ()):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
     part = get_method("partition", method)
-    prep = prepared(df, columns, confidential, k, strata=strata)
+    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats)
     return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)))[0])
 
 
 @st.cache_data(show_spinner="Aggregating and evaluating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = (), keys: tuple = (),
-            strata: tuple = ()):
+            strata: tuple = (), cats: tuple = ()):
     """The aggregate, release and report stages on a cached partition: the published table, the same in input
     order (for the plots), the report, Z, Z', the parameters and the warnings said on the way."""
 
     def run():
         rel = release_object(df, columns, confidential, keep, k, method, mparams, aggregation, aparams, labels, keys,
-                             strata)
+                             strata, cats=cats)
         return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
 
     out, notes = _caught(run)
@@ -134,12 +137,12 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
 
 def release_object(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str,
                    mparams: tuple, aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (),
-                   strata: tuple = (), seed: int | None = None) -> ma.Release:
+                   strata: tuple = (), seed: int | None = None, cats: tuple = ()) -> ma.Release:
     """The aggregate and release stages on a cached partition (``seed``: the shuffle's, None for a fresh one)."""
     mp = get_method("partition", method).resolve(dict(mparams))
     agg = get_method("aggregate", aggregation)
     ap = agg.resolve(dict(aparams))
-    prep = prepared(df, columns, confidential, k, keep, keys, strata)
+    prep = prepared(df, columns, confidential, k, keep, keys, strata, cats)
     masked = stages.aggregate(prep, labels, agg, ap)
     return stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
                           engine_info=MEMORY.info(k), seed=seed)
@@ -151,7 +154,7 @@ def release_html(s: Setup, r: Result) -> bytes:
         warnings.simplefilter("ignore")  # said on the page already
         rel = release_object(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
                              s.agg.name, s.akey, r.labels, tuple(s.keys), tuple(s.strata),
-                             seed=r.params.get("shuffle_seed"))
+                             seed=r.params.get("shuffle_seed"), cats=s.cats)
         return ma.html_report(rel, data=s.data_expr, data_args=s.data_args).encode()
 
 
@@ -351,6 +354,7 @@ class Setup:
     aparams: dict
     eparams: dict
     dld_rule: str
+    cats: tuple = ()  # categorical quasi-identifiers: (column, "ordinal" or "nominal", order or None)
 
     @property
     def masked(self) -> list:
@@ -383,7 +387,7 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
     source = st.radio("Source", ["benchmark", "generated", "upload"], horizontal=True, key="source",
                       format_func={"benchmark": "benchmark", "generated": "generated", "upload": "your CSV"}.get)
     if source == "benchmark":
-        names = [n for n in info.index if info.loc[n, "kind"] == "benchmark"]
+        names = [n for n in info.index if info.loc[n, "kind"] == "benchmark"] + ["survey"]
         name = st.selectbox("Data set", names, index=names.index("census"), key="dataset")
         st.caption(f"{info.loc[name, 'description']} — {info.loc[name, 'source']}")
         return load(name), f"ma.load_dataset({name!r})", ["--dataset", name]
@@ -418,8 +422,8 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
         if note not in text:
             st.info(note)
     if text:
-        st.warning(" ".join(text) + " Text columns cannot be masked: they are dropped from the release unless you "
-                   "list them under 'Columns to release unmasked'.")
+        st.warning(" ".join(text) + " Text columns are dropped from the release unless you mask them as categories "
+                   "('Categorical columns to mask') or list them under 'Columns to release unmasked'.")
     if len(df) > MAX_RECORDS:
         st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
                  "Use the command line for larger files.")
@@ -432,9 +436,10 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
     return df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding]
 
 
-def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[str], list[str], list[str]]:
-    """Which columns are masked, released unmasked, known to an intruder (keys) and stratified on; the rest are
-    dropped. Identifiers (``ma.identifiers``, the rule of the API and the command line) are not selected."""
+def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[str], list[str], list[str], tuple]:
+    """Which columns are masked (numeric, and categorical with their kind), released unmasked, known to an intruder
+    (keys) and stratified on; the rest are dropped. Identifiers (``ma.identifiers``, the rule of the API and the
+    command line) are not selected."""
     numeric = [str(c) for c in df.columns
                if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
     if not numeric:
@@ -448,7 +453,8 @@ def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[s
     if ids:
         st.caption("Identifiers, neither masked nor released unless you select them: "
                    + "; ".join(f"**{c}** ({why})" for c, why in ids.items()))
-    others = [str(c) for c in df.columns if str(c) not in columns]
+    cats = categories_section(df, data_expr, columns, ids)
+    others = [str(c) for c in df.columns if str(c) not in columns and str(c) not in {c for c, _, _ in cats}]
     keep_col, key_col = st.columns(2)
     keep = keep_col.multiselect("Columns to release unmasked", others, default=[], key=f"keep:{data_expr}",
                                 help="Released exactly as they are. Every other column not masked is dropped from "
@@ -461,7 +467,35 @@ def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[s
                            key="stratify", disabled=not keys,
                            help="Groups never mix records with different keys, so the release stays k-anonymous "
                                 "with the keys released. Each combination needs at least k records.")
-    return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else [])
+    return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else []), cats
+
+
+def categories_section(df: pd.DataFrame, data_expr: str, columns: list[str], ids: dict) -> tuple:
+    """Categorical quasi-identifiers (Domingo-Ferrer & Torra 2005; docs/methods.md §2.15): a kind per column and,
+    for an ordinal one, its order, shown pre-filled with the natural sort for the user to correct."""
+    candidates = [str(c) for c in df.columns if str(c) not in columns and str(c) not in ids]
+    chosen = st.multiselect("Categorical columns to mask (ordinal or nominal)", candidates, default=[],
+                            key=f"cats:{data_expr}",
+                            help="Text or numbers with few values, such as region or education: each group publishes "
+                                 "the median (ordinal) or most frequent (nominal) category of its members, so no "
+                                 "category is invented (heterogeneous MDAV, Domingo-Ferrer & Torra 2005).")
+    out = []
+    for c in chosen:
+        kind = st.radio(f"Kind of {c}", ["nominal", "ordinal"], horizontal=True, key=f"kind:{data_expr}:{c}",
+                        help="Nominal: categories without order (region). Ordinal: ordered categories (education); "
+                             "the group value is the lower median.")
+        if kind == "nominal":
+            out.append((c, kind, None))
+            continue
+        natural = " < ".join(map(str, natural_order(df[c])))
+        text = st.text_input(f"Order of {c}, lowest first", value=natural, key=f"order:{data_expr}:{c}",
+                             help="Every category, separated by '<'. Pre-filled with the natural sort (numbers by "
+                                  "value, text alphabetically with numbers inside compared as numbers): correct it "
+                                  "if that is not the order.")
+        out.append((c, kind, tuple(v.strip() for v in text.split("<"))))
+        if text == natural and not pd.api.types.is_numeric_dtype(df[c]):
+            st.caption(f"The order of **{c}** is the natural sort of its text: check it.")
+    return tuple(out)
 
 
 def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
@@ -525,7 +559,7 @@ def sidebar() -> Setup:
     with st.sidebar:
         st.header("Data")
         df, data_expr, data_args = data_section()
-        columns, keep, keys, strata = columns_section(df, data_expr)
+        columns, keep, keys, strata, cats = columns_section(df, data_expr)
         st.header("Microaggregation")
         k, part, confidential, mparams = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
@@ -534,7 +568,7 @@ def sidebar() -> Setup:
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule)
+                 eparams, dld_rule, cats)
 
 
 # --------------------------------------------------------------------------- results
@@ -558,10 +592,10 @@ def compute(s: Setup) -> Result:
         wait_for_mdav()
     ekey = tuple(sorted({**s.eparams, **s.privacy}.items()))
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata))
+                              tuple(s.strata), s.cats)
     protected, in_order, report, Z, Zp, params, said = release(s.df, tuple(s.masked), tuple(s.confidential),
                                                          tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name, s.akey,
-                                                         labels, ekey, tuple(s.keys), tuple(s.strata))
+                                                         labels, ekey, tuple(s.keys), tuple(s.strata), s.cats)
     return Result(labels, protected, in_order, report, Z, Zp, params, tuple(dict.fromkeys(notes + said)))
 
 
@@ -720,7 +754,7 @@ def tab_aggregation(s: Setup, r: Result) -> None:
             # the same arguments as the main release for the selected aggregation: a cache hit
             _, prot_m, rep_m, _, Zp_m, _, _ = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k,
                                                    s.part.name, s.mkey, m.name, ap, r.labels, ekey, tuple(s.keys),
-                                                   tuple(s.strata))
+                                                   tuple(s.strata), s.cats)
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
@@ -791,6 +825,9 @@ def tab_risk(s: Setup, r: Result) -> None:
              "methods that are not microaggregation (their releases are not k-anonymous), are drawn dashed for "
              "comparison; the ringed points are the Pareto frontier, the releases no other beats on both axes "
              "(docs/metrics.md §4.24).")
+    if s.cats:
+        st.caption("The map masks the numeric columns only: the categorical ones go through heterogeneous MDAV "
+                   "alone, whose release is the one above (its changed categories are in the utility table).")
     ru_map(s)
 
 

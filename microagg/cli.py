@@ -3,6 +3,7 @@
     python -m microagg run --dataset census --k 5 --method mdav --aggregation median --out release.csv
     python -m microagg run --input data.csv --columns a,b,c --k 3 --param variant=classic
     python -m microagg run --input data.csv --k 3 --keys region --strata region --seed 7 --out release.csv
+    python -m microagg run --input survey.csv --k 3 --columns age --nominal region --ordinal 'education=low<mid<high'
     python -m microagg run --engine dask --input 'data/*.parquet' --k 5 --out release/ [--scheduler tcp://host:8786]
     python -m microagg reproduce mdav|partition|sl|dld|scores|p3m|hmpfsom   # p3m-local adds scipy's local optima
 """
@@ -89,16 +90,31 @@ def _data_params(args) -> dict:
     return _numbers(_parse_params(args.data_param, "--data-param"))
 
 
-def _read_input(path: str, encoding: str | None, keep: list[str] | None) -> pd.DataFrame:
-    """The --input CSV (``microagg.io.read_csv``), its conversions and text columns told on stderr."""
+def _read_input(path: str, encoding: str | None, given: list[str]) -> pd.DataFrame:
+    """The --input CSV (``microagg.io.read_csv``), its conversions and the text columns given no role told on
+    stderr."""
     table = read_csv(path, encoding=encoding)
     for note in table.notes:
         print(f"note: {note}", file=sys.stderr)
-    dropped = [c for c in table.text_columns if c not in (keep or [])]
+    dropped = [c for c in table.text_columns if c not in given]
     if dropped:
-        print(f"note: text column(s) {', '.join(dropped)} cannot be masked and are dropped from the release "
-              "(list them in --keep to release them unchanged).", file=sys.stderr)
+        print(f"note: text column(s) {', '.join(dropped)} are dropped from the release (mask them as categories "
+              "with --nominal or --ordinal, or list them in --keep to release them unchanged).", file=sys.stderr)
     return table.data
+
+
+def _ordinal(items: list[str]) -> dict[str, list[str] | None]:
+    """``--ordinal COLUMN`` (natural sort) or ``--ordinal 'COLUMN=low<mid<high'`` (repeatable) as a dict."""
+    out = {}
+    for item in items:
+        name, sep, order = item.partition("=")
+        name = name.strip()
+        if not name or (sep and not order.strip()):
+            raise MicroaggError(f"--ordinal expects COLUMN or COLUMN=low<...<high; got {item!r}.")
+        if name in out:
+            raise MicroaggError(f"--ordinal {name} is given twice; give it once.")
+        out[name] = [v.strip() for v in order.split("<")] if sep else None
+    return out
 
 
 def _write(rel, args) -> None:
@@ -117,6 +133,9 @@ def cmd_run(args) -> int:
         raise MicroaggError("--block-size needs --engine blocks or --engine dask.")
     if args.engine == "dask" and args.report:
         raise MicroaggError("--report needs the release in memory: not with --engine dask (use memory or blocks).")
+    if args.engine == "dask" and (args.ordinal or args.nominal):
+        raise MicroaggError("--ordinal and --nominal need heterogeneous MDAV, which runs in memory: not with --engine "
+                            "dask.")
     if args.engine == "dask":
         return _run_dask(args)
     data_params = _data_params(args)
@@ -131,7 +150,9 @@ def cmd_run(args) -> int:
     keep = [c.strip() for c in args.keep.split(",")] if args.keep else None
     confidential = [c.strip() for c in args.confidential.split(",")] if args.confidential else None
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
-    df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, keep)
+    categories = {"ordinal": _ordinal(args.ordinal), "nominal": _names(args.nominal)}
+    given = [*(keep or []), *categories["ordinal"], *(categories["nominal"] or [])]
+    df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, given)
     print(f"microaggregating {len(df)} records with {args.method} + {args.aggregation}, k = {args.k} ...",
           file=sys.stderr)
     d = len(columns) if columns else sum(pd.api.types.is_numeric_dtype(t) for t in df.dtypes)
@@ -147,6 +168,7 @@ def cmd_run(args) -> int:
         warnings.simplefilter("always")
         rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
                              keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
+                             **categories,
                              method_params=own["partition"], aggregation_params=own["aggregate"], engine=engine,
                              **params)
         report = rel.report()
@@ -255,6 +277,13 @@ def build_parser() -> argparse.ArgumentParser:
                      "pattern (quoted) or a directory")
     run.add_argument("--columns", help="comma-separated columns to mask (default: every numeric column)")
     run.add_argument("--keep", help="comma-separated columns to release unmasked (others are dropped)")
+    run.add_argument("--ordinal", action="append", default=[], metavar="COL[=a<b<c]",
+                     help="an ordinal quasi-identifier (text or numbers), masked by its group's lower median, with "
+                     "its categories from lowest to highest, e.g. 'education=none<primary<secondary'; without "
+                     "'=...' numbers take their order and text its natural sort, with a warning (repeatable; "
+                     "Domingo-Ferrer & Torra 2005)")
+    run.add_argument("--nominal", metavar="COLS", help="comma-separated nominal quasi-identifiers (categories "
+                     "without order), masked by their group's mode (Domingo-Ferrer & Torra 2005)")
     run.add_argument("--confidential", help="comma-separated confidential columns: released unchanged, read by "
                      "methods that use roles (hmpfsom); the masked columns are the quasi-identifiers")
     run.add_argument("--identifiers", metavar="COLS", help="comma-separated identifier columns, neither masked nor "

@@ -205,6 +205,49 @@ def normal(n: int = 6_000, d: int = 16, mean: float = 500.0, sd: float = 150.0, 
     return pd.DataFrame(rng.normal(mean, sd, size=(n, d)), columns=[f"g{j + 1}" for j in range(d)])
 
 
+SURVEY_REGIONS = ("North", "South", "East", "West", "Centre", "Islands")
+SURVEY_EDUCATION = ("none", "primary", "lower secondary", "upper secondary", "tertiary")  # lowest to highest
+
+
+def households(n: int = 1000, seed: int = 2026) -> pd.DataFrame:
+    """A generated household survey: ``n`` households with an identifier, region (nominal), the head's age and
+    education (ordinal, ``SURVEY_EDUCATION`` from lowest to highest), household size, yearly income and a
+    sampling weight; about 2 % of the incomes and 0.5 % of the ages are missing (item nonresponse).
+
+    Invented for the examples (data/README.md): regions are sampled with unequal shares and unequal sampling rates
+    (weights about 90-490, inverse to the rate, perturbed by 10 % nonresponse adjustment), income is log-normal and
+    rises with education and household size. ``load_dataset("survey")`` is this generator's output at its
+    defaults, stored as ``data/survey.csv``.
+    """
+    _check_size(n, 1)
+    rng = np.random.default_rng(seed)
+    region = rng.choice(len(SURVEY_REGIONS), size=n, p=[0.24, 0.22, 0.18, 0.16, 0.14, 0.06])
+    age = np.clip(np.round(rng.normal(50, 16, n)), 18, 95).astype(float)
+    young = age < 35
+    education = np.clip(np.round(rng.normal(2.3 + 0.4 * young - 0.5 * (age > 70), 1.0, n)), 0, 4).astype(int)
+    size = np.clip(rng.poisson(np.where(age < 65, 2.0, 0.7)) + 1, 1, 8)
+    log_income = 9.6 + 0.28 * education + 0.12 * np.log(size) + 0.05 * (region % 3) + rng.normal(0, 0.45, n)
+    income = np.round(np.exp(log_income), -1)
+    rate = np.array([1.0, 1.1, 0.9, 1.2, 1.5, 4.0])[region] / 400.0
+    weight = np.round(1.0 / rate * rng.uniform(0.9, 1.1, n), 2)
+    income[rng.choice(n, size=max(1, n // 50), replace=False)] = np.nan
+    age[rng.choice(n, size=max(1, n // 200), replace=False)] = np.nan
+    return pd.DataFrame({"hh_id": np.arange(1, n + 1), "region": np.asarray(SURVEY_REGIONS)[region], "age": age,
+                         "education": np.asarray(SURVEY_EDUCATION)[education], "household_size": size,
+                         "income": income, "weight": weight})
+
+
+def survey() -> pd.DataFrame:
+    """The bundled household survey (``data/survey.csv``, ``households()`` at its defaults): 1000 households, text
+    categories, a sampling weight and a few missing cells. Roles (``attrs["roles"]``): identifier ``hh_id``;
+    quasi-identifiers region, age, education, household_size; confidential income; ``weight`` is neither (a
+    design variable). Education's order is ``SURVEY_EDUCATION``: pass ``ordinal={"education": SURVEY_EDUCATION}``."""
+    df = _read("survey")
+    df.attrs["roles"] = {"qi": ["region", "age", "education", "household_size"], "confidential": ["income"],
+                         "identifiers": ["hh_id"], "weights": ["weight"]}
+    return df
+
+
 def _check_size(n, d) -> None:
     for name, v in (("n", n), ("d", d)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
@@ -235,6 +278,11 @@ DATASETS: dict[str, DatasetInfo] = {
                     "independent U(0, 40000) attributes, 10000 x 16"),
         DatasetInfo("normal", "generator", normal, "Oommen & Fayyoumi 2010, §IV-A",
                     "independent N(500, 150^2) attributes, 6000 x 16"),
+        DatasetInfo("survey", "example", survey, "generated (microagg.datasets.households, seed 2026)",
+                    "1000 households: region (nominal), education (ordinal), age, size, income, sampling weight, "
+                    "a few missing cells"),
+        DatasetInfo("households", "generator", households, "generated for the examples (data/README.md)",
+                    "the survey's generator: households of any number n, seeded"),
         DatasetInfo("abidi_salary", "example", abidi_salary, "Abidi, Ben Yahia & Perera 2018, Table 4",
                     "13 records: ZIP and Age (quasi-identifiers), Salary (confidential)"),
         DatasetInfo("abidi_disease", "example", abidi_disease, "Abidi, Ben Yahia & Perera 2018, Table 1",

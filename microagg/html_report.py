@@ -81,12 +81,13 @@ def linkage_ratios(Z: np.ndarray, Zp: np.ndarray) -> np.ndarray:
 
 def closeness(rel: Release) -> dict[str, float]:
     """Per confidential column, the largest ordered EMD (docs/methods.md §2.13) of its distribution in a class of
-    the released file (rows equal on the masked and key columns) to the whole file's: the release is t-close for
-    every t at least this."""
+    the released file (rows equal on the masked, categorical and key columns) to the whole file's: the release is
+    t-close for every t at least this."""
     if not rel.confidential or not rel.masked:
         return {}
     published = rel.protected
-    classes = published.groupby(rel.masked + rel.keys, sort=False, dropna=False).ngroup().to_numpy()
+    categorical = [] if rel.categories is None else rel.categories.names
+    classes = published.groupby(rel.masked + categorical + rel.keys, sort=False, dropna=False).ngroup().to_numpy()
     return {c: float(t_closeness_by_class(published[c].to_numpy(np.float64), classes).max()) for c in rel.confidential}
 
 
@@ -111,8 +112,8 @@ def _sweep(rel: Release, ks: Sequence[int]) -> pd.DataFrame | None:
     p = rel.params
     n = len(rel.original)
     ks = sorted({int(k) for k in (*ks, rel.k) if 2 <= k <= n})
-    if n > SWEEP_MAX_RECORDS or p.get("engine", "memory") != "memory" or len(ks) < 2:
-        return None
+    if n > SWEEP_MAX_RECORDS or p.get("engine", "memory") != "memory" or len(ks) < 2 or rel.categories is not None:
+        return None  # the sweeps are numeric: a release with categorical quasi-identifiers has none
     method, aggregation = get_method("partition", p["method"]), get_method("aggregate", p["aggregation"])
     own = {q.name: p[q.name] for q in method.params if q.name in p}
     agg = {q.name: p[q.name] for q in aggregation.params if q.name in p}
@@ -180,7 +181,9 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     seeds = [("shuffle of the released rows", p.get("shuffle_seed") if p.get("shuffle") else "not shuffled")]
     seeds += [(f"{q.name} of {kind.name}", p[q.name]) for kind in (method, aggregation) for q in kind.params
               if "seed" in q.name and q.name in p]
-    summary = [("records", len(rel.original)), ("masked (quasi-identifiers)", ", ".join(rel.masked) or "none"),
+    cats = [] if rel.categories is None else [f"{c} ({kind})" for c, kind in zip(rel.categories.names,
+                                                                                  rel.categories.kinds)]
+    summary = [("records", len(rel.original)), ("masked (quasi-identifiers)", ", ".join(rel.masked + cats) or "none"),
                ("confidential (released unchanged)", ", ".join(rel.confidential) or "none"),
                ("kept unmasked", ", ".join(rel.kept) or "none"), ("key columns", ", ".join(rel.keys) or "none"),
                ("strata", ", ".join(rel.strata) or "none"),
@@ -190,8 +193,8 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
                ("k-anonymous", rel.anonymity["k_anonymous"])]
     summary += [(f"t-closeness of {c}: largest EMD of a class", f"{t:.4f}") for c, t in closeness(rel).items()]
     sweep_note = ("" if sweep is not None else "<p class='note'>No sweep over k: "
-                  + ("not asked for." if not sweep_ks else "too many records, a block engine, or k values out of "
-                     "range.") + "</p>")
+                  + ("not asked for." if not sweep_ks else "too many records, a block engine, k values out of "
+                     "range, or categorical quasi-identifiers (the sweep is numeric).") + "</p>")
     private = ""
     if aggregation.extras.get("differential_privacy"):  # ε, bounds, sensitivity and noise scale (docs/methods.md §7.3)
         rows = report[report["metric"].str.startswith("DP ") | (report["metric"] == "differential privacy ε")]

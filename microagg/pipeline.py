@@ -39,6 +39,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                    identifiers: Sequence[str] | None = None, keys: Sequence[str] | None = None,
                    strata: Sequence[str] | None = None, shuffle: bool = True, seed: int | None = None,
                    keep_index: bool = False, engine: str | Memory | Blocks | Dask = "memory",
+                   ordinal: dict | Sequence[str] | None = None, nominal: Sequence[str] | None = None,
                    **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
@@ -74,6 +75,12 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     a method's own ``seed`` then goes in ``method_params``);
     ``keep_index=True`` releases the input's index, which is otherwise replaced by 0..n-1.
 
+    ``ordinal`` (``{column: [lowest, ..., highest]}``, or names whose order is the natural sort, said in a
+    warning) and ``nominal`` (names) are categorical quasi-identifiers, text or numbers: the partition is then
+    heterogeneous MDAV (Domingo-Ferrer & Torra 2005; ``microagg.partition.heterogeneous``) on them and the
+    continuous masked columns, and each group publishes its lower median (ordinal) or mode (nominal) category,
+    always one of its members' (docs/methods.md §2.15, §3.4). Without them nothing changes.
+
     ``engine`` chooses how the partition is computed (``microagg.engines``; README "Scaling out"):
     ``"memory"`` / ``Memory()`` runs ``method`` on all records at once (inside each stratum); ``"blocks"`` /
     ``Blocks(block_size, n_jobs, blocks)`` runs it inside blocks of at most ``block_size`` records;
@@ -94,6 +101,9 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     if isinstance(engine, Dask):
         from .scale import microaggregate_dask
 
+        if ordinal or nominal:
+            raise MicroaggError("the Dask engine has no heterogeneous MDAV: microaggregate ordinal or nominal "
+                                "quasi-identifiers in memory (engine='memory').")
         if labels is not None or renormalize or keep_index:
             raise MicroaggError("the Dask engine computes its own blocks and partition, cannot renormalize and "
                                 "writes no index: leave 'labels', 'renormalize' and 'keep_index' out.")
@@ -129,7 +139,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         raise MicroaggError(f"'seed' seeds the shuffle of the released rows, and {clash[0].kind} '{clash[0].name}' "
                             f"takes a 'seed' too: pass that one in {'method' if clash[0] is part else 'aggregation'}"
                             "_params={'seed': ...} (then seed= is the shuffle's).")
-    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata)
+    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata, ordinal, nominal)
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
     prep = stages.standardize(df, roles, k)
     if labels is None:

@@ -66,7 +66,7 @@ def select_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> li
     if bad:
         raise MicroaggError(
             f"column {', '.join(bad)} is not numeric: microaggregation needs numbers. "
-            "Drop it from 'columns' (or convert it) and try again."
+            "Drop it from 'columns' (or convert it), or mask it as a category with 'nominal' or 'ordinal'."
         )
     return cols
 

@@ -38,6 +38,10 @@ def python_snippet(params: dict, data: str) -> str:
         args.append(f"confidential={list(params['confidential'])!r}")
     if params.get("renormalize"):
         args.append("renormalize=True")
+    if params.get("ordinal"):
+        args.append(f"ordinal={params['ordinal']!r}")
+    if params.get("nominal"):
+        args.append(f"nominal={list(params['nominal'])!r}")
     for name in ("identifiers", "keys", "strata"):
         if params.get(name) is not None and (params[name] or name == "identifiers"):
             args.append(f"{name}={list(params[name])!r}")
@@ -73,6 +77,10 @@ def cli_command(params: dict, data_args: list[str]) -> str:
         argv += ["--confidential", ",".join(params["confidential"])]
     if params.get("renormalize"):
         argv.append("--renormalize")
+    for column, order in (params.get("ordinal") or {}).items():
+        argv += ["--ordinal", f"{column}={'<'.join(map(str, order))}"]
+    if params.get("nominal"):
+        argv += ["--nominal", ",".join(params["nominal"])]
     for name in ("identifiers", "keys", "strata"):
         if params.get(name) is not None and (params[name] or name == "identifiers"):
             argv += [f"--{name}", ",".join(params[name])]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .categories import Categories
 from .errors import MicroaggError
 from .io import write_csv
 from .labels import pooled_labels
@@ -64,6 +65,8 @@ class Release:
     key_classes: np.ndarray | None = field(default=None, repr=False)
     index_note: str | None = None  # what the input's index was, if it carried information
     coverage: tuple = field(default=(), repr=False)  # (kept column, records unique, in classes < k) if known
+    categories: Categories | None = field(default=None, repr=False)  # ordinal and nominal quasi-identifiers
+    category_codes: np.ndarray | None = field(default=None, repr=False)  # their released codes, input order
 
     @property
     def k(self) -> int:
@@ -105,7 +108,7 @@ class Release:
         Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None
         table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
                                 key_classes=self.key_classes if self.keys else None, Xc=Xc,
-                                conf_names=self.confidential, **params)
+                                conf_names=self.confidential, categories=self._categories(), **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -133,13 +136,26 @@ class Release:
             if "blocks" in self.params:
                 add("blocks", self.params["blocks"], "blocks", "", "microagg.partition.blocks")
             add("block size B", self.params["block_size"], "records", "", "microagg.partition.blocks")
-        rows += column_rows(self.masked, self.confidential, self.dropped, self.kept)
+        cats = self.categories
+        rows += column_rows(self.masked + ([] if cats is None else [f"{c} ({kind})" for c, kind in
+                                                                    zip(cats.names, cats.kinds)]),
+                            self.confidential, self.dropped, self.kept)
+        for c, order in ({} if cats is None else cats.orders()).items():
+            add("ordinal order", " < ".join(map(str, order)), "", "", "microagg.categories", attribute=c)
         rows += safety_rows(self.identifiers, self.keys, self.strata, self.index_note,
                             self.params.get("keep_index", False), self.params.get("shuffle", False))
         for row in self.aggregation_report:
             at = row.get("attribute", "all")
             rows.append({**row, "attribute": self.masked[at] if isinstance(at, (int, np.integer)) else at})
         return pd.concat([table, pd.DataFrame(rows, columns=table.columns)], ignore_index=True)
+
+    def _categories(self) -> tuple | None:
+        """(names, kinds, original codes, released codes, number of categories) of the categorical
+        quasi-identifiers for the metrics, or None without any."""
+        cats = self.categories
+        if cats is None:
+            return None
+        return cats.names, cats.kinds, cats.codes, self.category_codes, [len(v) for v in cats.levels]
 
     def to_csv(self, path=None, index: bool | None = None, spreadsheet_safe: bool = True, **kwargs):
         """Write the protected table as published, atomically: rows in the release's order, no index unless the

@@ -3,11 +3,12 @@ and identifiers (Abidi, Ben Yahia & Perera 2018, §2.1; README, "Publishing a re
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from .categories import spec
 from .errors import MicroaggError
 from .preprocess import select_columns
 from .safety import chosen_identifiers, class_ids, key_codes
@@ -24,6 +25,8 @@ class Roles:
     identifiers: dict        # column -> why it is treated as an identifier (not released)
     keys: list[str]
     strata: list[str]
+    ordinal: dict = field(default_factory=dict)  # masked ordinal column -> its order (None: natural sort)
+    nominal: list[str] = field(default_factory=list)  # masked nominal columns
 
 
 def _names(df: pd.DataFrame, given, what: str) -> list[str]:
@@ -41,8 +44,13 @@ def _names(df: pd.DataFrame, given, what: str) -> list[str]:
     return cols
 
 
-def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None, keys=None, strata=None) -> Roles:
+def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None, keys=None, strata=None,
+                 ordinal=None, nominal=None) -> Roles:
     """The columns of ``df`` by role, checked: each column in one role, masked ones numeric, at least one masked.
+
+    ``ordinal`` (column -> order, or names taking the natural sort) and ``nominal`` name categorical
+    quasi-identifiers, masked by their group's median or mode (``microagg.categories``); they may be text and are
+    in no other role. ``columns`` then names the continuous quasi-identifiers only.
 
     Identifiers (given, or detected by ``safety.identifiers`` when ``identifiers`` is None) are neither masked
     nor released; a detected one named in ``columns``, ``keep``, ``keys``, ``strata`` or ``confidential`` is
@@ -51,8 +59,10 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
     """
     conf = _confidential(df, confidential)
     keys, strata = _names(df, keys, "keys"), _names(df, strata, "strata")
+    ordinal, nominal = spec(ordinal, nominal)
+    cats = _names(df, list(ordinal), "ordinal") + _names(df, nominal, "nominal")
     keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
-    chosen = set(conf) | set(keys) | set(strata) | set(keep) | \
+    chosen = set(conf) | set(keys) | set(strata) | set(keep) | set(cats) | \
         (set([columns] if isinstance(columns, str) else map(str, columns)) if columns is not None else set())
     ids = chosen_identifiers(df, identifiers)
     if identifiers is None:
@@ -64,11 +74,20 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
                                 "release ('columns', 'keep', 'keys', 'strata' or 'confidential'); list each once.")
     masked = select_columns(df, columns) if columns is not None else \
         [c for c in select_columns(df, None) if c not in conf and c not in ids and c not in keys
-         and c not in strata and c not in keep]
+         and c not in strata and c not in keep and c not in cats]
     both = [c for c in masked if c in conf]
     if both:
         raise MicroaggError(f"columns {both} are listed both in 'columns' (quasi-identifiers, masked) and in "
                             "'confidential' (released unchanged); list each column once.")
+    for what, given in (("columns", masked), ("confidential", conf), ("keep", keep), ("keys", keys),
+                        ("strata", strata)):
+        twice = [c for c in given if c in cats]
+        if twice:
+            raise MicroaggError(f"columns {twice} are ordinal or nominal quasi-identifiers (masked by category) and "
+                                f"also listed in '{what}'; give each column one role.")
+    if not masked and cats:
+        raise MicroaggError(f"no continuous quasi-identifier besides the categorical ones {cats}: heterogeneous MDAV "
+                            "needs at least one numeric column to mask (name it in 'columns').")
     if not masked:
         raise MicroaggError("no column left to mask: every numeric column is confidential, an identifier, a key, a "
                             "stratum or kept; leave at least one quasi-identifier to mask (or name it in 'columns').")
@@ -87,7 +106,7 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
         raise MicroaggError(f"columns {masked_strata} are both masked and strata: a stratum column is released "
                             "unmasked (list it in 'keys') or not at all.")
     kept = keep + [c for c in keys if c not in keep]
-    return Roles(masked, conf, kept, names, ids, keys, strata)
+    return Roles(masked, conf, kept, names, ids, keys, strata, ordinal, nominal)
 
 
 def _confidential(df: pd.DataFrame, confidential) -> list[str]:

@@ -728,6 +728,8 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
                  "than in the whole release, so it tends to overstate the risk")
         computed["DLD"] = (dld(Zs, Zps), where)
     for m in metrics():  # every registered metric: computed here, or said not to be
+        if "categories" in m.needs:  # no categorical quasi-identifier on this engine (refused by microaggregate)
+            continue
         if m.name in computed:
             value, note = computed[m.name]
             add(m.name, value, m.unit, m.direction, f"{m.source}; {note}")

@@ -26,11 +26,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .aggregate.categorical import nominal_mode, ordinal_median
+from .categories import NOMINAL, ORDINAL, Categories, encode
 from .engines import MEMORY, Blocks, Memory
 from .errors import MicroaggError
 from .labels import check_labels, pooled_labels
 from .metrics import k_anonymity
 from .metrics.risk import exact_cells
+from .partition.heterogeneous import mdav_heterogeneous
 from .preprocess import Standardizer, check_scale, numeric_matrix
 from .preprocess import renormalize as renormalized
 from .preprocess import standardize as zscores
@@ -43,7 +46,8 @@ from .safety import class_ids, key_codes, meaningful_index, permutation
 @dataclass(frozen=True)
 class Prepared:
     """The data with its column roles checked, the masked columns in original units (``X``) and z-scores
-    (``Z``, the original's mean and population sd) and the stratum of every record (None without strata)."""
+    (``Z``, the original's mean and population sd), the stratum of every record (None without strata) and the
+    categorical quasi-identifiers as codes (None without any)."""
 
     df: pd.DataFrame
     roles: Roles
@@ -52,28 +56,35 @@ class Prepared:
     std: Standardizer
     Z: np.ndarray
     stratum: np.ndarray | None
+    cats: Categories | None = None
 
 
 @dataclass(frozen=True)
 class Masked:
     """An aggregation's output: ``Zp`` the masked z-scores, ``V`` the released values in original units, ``rows``
-    what the aggregation adds to the report, ``name`` the aggregation and ``renormalized`` whether Z' was
-    rescaled (Mortazavi & Jalili 2017, Eq. 5)."""
+    what the aggregation adds to the report, ``name`` the aggregation, ``renormalized`` whether Z' was
+    rescaled (Mortazavi & Jalili 2017, Eq. 5) and ``codes`` the released categories' codes (None without
+    categorical quasi-identifiers)."""
 
     Zp: np.ndarray
     V: np.ndarray
     rows: tuple
     name: str
     renormalized: bool
+    codes: np.ndarray | None = None
 
 
 def standardize(df: pd.DataFrame, roles: Roles, k: int) -> Prepared:
     """The masked columns as a finite matrix of at least ``k`` rows, standardized (a column too large for float64
-    arithmetic refused), and the strata (each of at least ``k`` records)."""
+    arithmetic refused), the strata (each of at least ``k`` records) and the categorical quasi-identifiers'
+    codes (an ordinal order taken from the natural sort is a warning)."""
     X = numeric_matrix(df, roles.masked, min_rows=k)
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
-    return Prepared(df, roles, k, X, std, Z, stratum_ids(df, roles.strata, k))
+    cats = encode(df, roles.ordinal, roles.nominal)
+    for note in cats.notes if cats is not None else ():
+        warnings.warn(note, stacklevel=3)
+    return Prepared(df, roles, k, X, std, Z, stratum_ids(df, roles.strata, k), cats)
 
 
 def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> tuple[dict, dict]:
@@ -121,6 +132,8 @@ def partition(prep: Prepared, part: Method, params: dict,
     columns' z-scores, appended after the masked ones, and their positions as ``confidential``. A method registered
     ``original_units=True`` (insensitive MDAV, whose order is fixed by bounds given in the data's units) gets the
     masked columns in their original units instead of z-scores."""
+    if prep.cats is not None:
+        return _heterogeneous(prep, part, params, engine)
     Z, d = (prep.X if part.extras.get("original_units") else prep.Z), prep.Z.shape[1]
     if part.uses_roles:
         conf = prep.roles.confidential
@@ -129,6 +142,28 @@ def partition(prep: Prepared, part: Method, params: dict,
     labels, info = engine.partition(part, Z, prep.k, params, prep.stratum, np.arange(d))
     check_partition(np.asarray(labels), prep, part.name)
     return np.asarray(labels), info
+
+
+def _heterogeneous(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:
+    """MDAV-generic on the continuous and categorical quasi-identifiers (Domingo-Ferrer & Torra 2005;
+    ``microagg.partition.heterogeneous``), inside each stratum; other methods, variants and engines are refused."""
+    if part.name != "mdav" or params.get("variant") != "generic" or not isinstance(engine, Memory):
+        raise MicroaggError("ordinal or nominal quasi-identifiers are grouped by heterogeneous MDAV (Domingo-Ferrer & "
+                            "Torra 2005): method 'mdav' with variant 'generic' on the memory engine; got method "
+                            f"'{part.name}'{' variant ' + repr(params.get('variant')) if part.name == 'mdav' else ''}"
+                            f" on the {engine.name} engine. Leave them at their defaults, or release the categorical "
+                            "columns as keys with strata instead.")
+    cats = prep.cats
+    P, N = (cats.codes[:, cats.columns(kind)] for kind in (ORDINAL, NOMINAL))
+    stratum = np.zeros(len(prep.Z), np.int64) if prep.stratum is None else prep.stratum
+    labels = np.empty(len(stratum), np.int64)
+    offset = 0
+    for s in range(int(stratum.max()) + 1):
+        rows = np.flatnonzero(stratum == s)
+        labels[rows] = mdav_heterogeneous(prep.Z[rows], P[rows], N[rows], prep.k) + offset
+        offset = int(labels[rows].max()) + 1
+    check_partition(labels, prep, part.name)
+    return labels, {**engine.info(prep.k), "distance": "heterogeneous (Domingo-Ferrer & Torra 2005)"}
 
 
 def check_partition(labels: np.ndarray, prep: Prepared, method: str) -> None:
@@ -166,7 +201,22 @@ def aggregate(prep: Prepared, labels: np.ndarray, agg: Method, params: dict, ren
     if renormalize:
         Zp = renormalized(Zp)
     V = release_values(prep.X, Zp, labels, agg, params, prep.std, exact=not renormalize)
-    return Masked(Zp, V, tuple(rows), agg.name, bool(renormalize))
+    return Masked(Zp, V, tuple(rows), agg.name, bool(renormalize), category_values(prep.cats, labels))
+
+
+def category_values(cats: Categories | None, labels: np.ndarray) -> np.ndarray | None:
+    """The released codes of the categorical quasi-identifiers: the lower median of an ordinal column, the mode of a
+    nominal one, in every group (``microagg.aggregate.categorical``); None without any."""
+    if cats is None:
+        return None
+    if labels.ndim != 1:
+        raise MicroaggError("categorical quasi-identifiers need one partition shared by every attribute.")
+    out = np.empty_like(cats.codes)
+    for kind, value in ((ORDINAL, ordinal_median), (NOMINAL, nominal_mode)):
+        cols = cats.columns(kind)
+        if cols:
+            out[:, cols] = value(cats.codes[:, cols], labels)
+    return out
 
 
 def release_values(X: np.ndarray, Zp: np.ndarray, labels: np.ndarray, agg: Method, params: dict,
@@ -194,12 +244,14 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
     df, roles, k, V = prep.df, prep.roles, prep.k, masked.V
     _check_private(masked.name, roles, keep_index, engine_info)
     order, seed = permutation(len(df), seed) if shuffle else (np.arange(len(df)), None)
-    masked_only = k_anonymity(V, k)
+    cats, codes_p = prep.cats, masked.codes
+    masked_only = k_anonymity(V if codes_p is None else np.column_stack([V, codes_p]), k)
     if labels.ndim == 1 and not masked_only["k_anonymous"]:
         raise MicroaggError(f"internal check failed: the masked rows of method '{method}' are not {k}-anonymous "
                             f"(smallest class {masked_only['min_class']}); no release was made.")
     codes = key_codes(df, roles.keys)
-    anonymity = k_anonymity(np.column_stack([codes, V]), k) if roles.keys else masked_only
+    anonymity = k_anonymity(np.column_stack([codes, V] + ([] if codes_p is None else [codes_p])), k) \
+        if roles.keys else masked_only
     if labels.ndim > 1 and not anonymity["k_anonymous"]:
         warnings.warn(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
                       f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
@@ -212,8 +264,11 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
     _warn_exact_median(masked.name, labels, prep.X, V)
 
     names, cols, conf, keep = roles.names, roles.masked, roles.confidential, roles.kept
-    columns_out = [c for c in names if c in cols or c in keep or c in conf]
-    out = {c: V[:, cols.index(c)] if c in cols else df[c].to_numpy(copy=True) for c in columns_out}
+    categorical = [] if cats is None else cats.names
+    columns_out = [c for c in names if c in cols or c in keep or c in conf or c in categorical]
+    released = {} if cats is None else cats.decode(codes_p)
+    out = {c: V[:, cols.index(c)] if c in cols else released[c] if c in released else df[c].to_numpy(copy=True)
+           for c in columns_out}
     index = df.index[order] if keep_index else pd.RangeIndex(len(df))
     protected = pd.DataFrame(out, index=df.index.copy(), columns=columns_out).iloc[order].set_axis(index, axis=0)
     if shuffle:
@@ -224,12 +279,17 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
               "identifiers": list(roles.identifiers) if identifiers_given else None, "keys": roles.keys,
               "strata": roles.strata, "shuffle": bool(shuffle), "shuffle_seed": seed, "keep_index": bool(keep_index),
               **engine_info, **method_params, **aggregation_params}
-    dropped = [c for c in names if c not in cols and c not in keep and c not in conf]
-    return Release(protected=protected, labels=labels, params=params, original=df[cols + conf].copy(), Z=prep.Z,
+    if cats is not None:
+        params.update(ordinal=cats.orders(), nominal=[cats.names[j] for j in cats.columns(NOMINAL)])
+    dropped = [c for c in names if c not in cols and c not in keep and c not in conf and c not in categorical]
+    return Release(protected=protected, labels=labels, params=params, original=df[cols + conf + categorical].copy(),
+                   Z=prep.Z,
                    Zp=masked.Zp, standardizer=prep.std, masked=cols, dropped=dropped, kept=keep,
                    anonymity=anonymity, confidential=conf, aggregation_report=masked.rows, order=order,
                    identifiers=roles.identifiers, keys=roles.keys, strata=roles.strata, key_classes=class_ids(codes),
-                   index_note=meaningful_index(df), coverage=tuple(_coverage(df, codes, V, kept, k)))
+                   index_note=meaningful_index(df), categories=cats, category_codes=codes_p,
+                   coverage=tuple(_coverage(df, codes, V if codes_p is None else np.column_stack([V, codes_p]), kept,
+                                            k)))
 
 
 def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # on lower floors, so two units on one floor (partition and aggregate, say) are peers that never import each other.
 FLOORS = [
     {"errors"},
-    {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets"},
+    {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets", "categories"},
     {"registry", "roles", "rows"},
     {"wishes", "bounds"},
     {"partition", "aggregate", "baselines"},

@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 import microagg as ma
@@ -101,3 +102,14 @@ def test_abidi_worked_examples():
         "Cancer": 5, "Viral Infection": 4, "Heart Disease": 3}
     info = ma.list_datasets().set_index("name")
     assert info.loc["abidi_salary", "kind"] == "example" and info.loc["abidi_disease", "rows"] == 12
+
+
+def test_the_bundled_survey_is_its_generator_at_the_defaults():
+    df = ma.load_dataset("survey")
+    generated = ma.load_dataset("households")
+    pd.testing.assert_frame_equal(df, generated, check_dtype=False)
+    assert df.shape == (1000, 7) and df["income"].isna().sum() == 20 and df["age"].isna().sum() == 5
+    assert set(df["education"]) == set(ma.datasets.SURVEY_EDUCATION) and df["region"].nunique() == 6
+    assert df.drop(columns=["income", "age"]).notna().all().all() and (df["weight"] > 0).all()
+    assert ma.identifiers(df) == {"hh_id": "declared by the data set"}
+    assert len(ma.load_dataset("households", n=50, seed=1)) == 50

@@ -281,7 +281,7 @@ def test_cli_converts_tells_and_writes_safely(files, capsys):
     assert "=cmd" in set(pd.read_csv(out)["name"])
     assert main(["run", "--input", str(files / "text.csv"), "--k", "2", "--columns", "a"]) == 2
     assert main(["run", "--input", str(files / "money.csv"), "--k", "2"]) == 0
-    assert "text column(s) name cannot be masked and are dropped" in capsys.readouterr().err
+    assert "text column(s) name are dropped from the release" in capsys.readouterr().err
 
 
 def test_cli_all_identical_records_release_with_il_undefined(files, capsys):

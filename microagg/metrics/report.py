@@ -67,7 +67,7 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
 
 
 def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, Xc=None, conf_names=None,
-            **params) -> Context:
+            categories=None, **params) -> Context:
     """The inputs of :func:`evaluate_arrays`, checked, as a :class:`~microagg.metrics.registry.Context` whose
     ``value(name)`` computes one registered metric (and only the work it needs)."""
     prm = resolve(params)
@@ -82,21 +82,23 @@ def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, Xc=N
         labels = check_labels(labels, n, prm["k"], d=d)
     elif prm["k"] is not None:
         raise MicroaggError("'k' checks the group sizes of 'labels': pass the labels too (or leave k out).")
-    return Context(X, Xp, Z, Zp, names, labels, prm, Zc, key_classes, Xc, conf_names)
+    return Context(X, Xp, Z, Zp, names, labels, prm, Zc, key_classes, Xc, conf_names, categories)
 
 
 def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None, key_classes=None,
-                    Xc=None, conf_names=None, **params) -> pd.DataFrame:
+                    Xc=None, conf_names=None, categories=None, **params) -> pd.DataFrame:
     """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
     (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
     release's own z-scores, so its metrics are computed before the released values are rounded, and with
     ``Zc``, the z-scores of confidential columns released unchanged, on which SSE_i is then computed, and
     ``key_classes``, the class of every record on the key columns released unmasked: RLD then links every
     record only within its class; ``Xc`` and ``conf_names``, the original values and names of those confidential
-    columns (l-diversity, t-closeness, inference). One row per registered metric whose needs these inputs meet;
-    a metric's per-attribute values are one per column of ``names`` or, as a dict, per attribute it names."""
+    columns (l-diversity, t-closeness, inference); ``categories``, the ordinal and nominal quasi-identifiers
+    (``Context``), for the categorical metrics (docs/metrics.md §4.25). One row per registered metric whose needs
+    these inputs meet; a metric's per-attribute values are one per column of ``names`` or, as a dict, per
+    attribute it names."""
     ctx = context(X, Xp, Z, Zp, names, labels, Zc=Zc, key_classes=key_classes, Xc=Xc, conf_names=conf_names,
-                  **params)
+                  categories=categories, **params)
     rows = []
     for comp in computations():
         if not ctx.applies(comp):

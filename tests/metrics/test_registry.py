@@ -37,11 +37,24 @@ def test_every_registered_metric_is_computed_by_evaluate():
     df = ma.load_dataset("tarragona")
     rel = ma.microaggregate(df, 3, shuffle=False)
     table = ma.evaluate(df, rel.protected, rel.labels)
-    for m in registry.metrics():
+    numeric = [m for m in registry.metrics() if "categories" not in m.needs]  # no categorical column here
+    for m in numeric:
         rows = table[table["metric"] == m.name]
         assert list(rows["attribute"]) == ["all", *(df.columns if m.per_attribute else [])], m.name
         assert set(m.needs) <= set(registry.NEEDS), m.name
-    assert list(dict.fromkeys(table["metric"])) == [m.name for m in registry.metrics()]
+    assert list(dict.fromkeys(table["metric"])) == [m.name for m in numeric]
+
+
+def test_the_categorical_metrics_are_computed_when_a_release_has_categories():
+    df = ma.load_dataset("survey").dropna().head(90)
+    rel = ma.microaggregate(df, 3, columns=["age"], ordinal={"education": list(ma.datasets.SURVEY_EDUCATION)},
+                            nominal=["region"], seed=0)
+    table = rel.report()
+    categorical = [m for m in registry.metrics() if "categories" in m.needs]
+    assert {m.name for m in categorical} == {"changed categories", "ordinal shift"}
+    for m in categorical:
+        rows = table[table["metric"] == m.name]
+        assert rows["attribute"].iloc[0] == "all" and set(rows["attribute"].iloc[1:]) <= {"region", "education"}
 
 
 def test_a_metric_registers_only_from_a_listed_module():

@@ -1,0 +1,132 @@
+"""Ordinal and nominal quasi-identifiers as integer codes (Domingo-Ferrer & Torra 2005; docs/methods.md §2.15).
+
+An **ordinal** column has an order of its categories: given by the user (``ordinal={"education": ["primary",
+"secondary", "tertiary"]}``), or, when the order is ``None``, the natural sort of its values: numbers by value,
+text by a digit-aware sort ("2 rooms" before "10 rooms") announced in a note, since the alphabet is rarely the
+order that matters. Its code is the category's position in the order. A **nominal** column has no order; its code
+is the category's rank of first appearance in the file. Categories are kept as they are (text stays text); a
+released category is always one of the column's own (``Categories.decode``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .errors import MicroaggError
+
+ORDINAL, NOMINAL = "ordinal", "nominal"
+
+
+@dataclass(frozen=True)
+class Categories:
+    """The ordinal and nominal quasi-identifiers: ``names`` (input order), ``kinds``, ``levels`` (the categories
+    of each column; in order for an ordinal one, by first appearance for a nominal one), ``codes`` (n x c, the
+    index of every record's category in ``levels``) and ``notes`` (orders taken from the natural sort)."""
+
+    names: list[str]
+    kinds: list[str]
+    levels: list[np.ndarray]
+    codes: np.ndarray
+    notes: tuple[str, ...] = ()
+
+    def columns(self, kind: str) -> list[int]:
+        """Positions (in ``names``) of the columns of ``kind``."""
+        return [j for j, kd in enumerate(self.kinds) if kd == kind]
+
+    def decode(self, codes: np.ndarray) -> dict[str, np.ndarray]:
+        """``{column: categories}`` of the n x c ``codes``: each value taken from the column's own levels."""
+        return {c: self.levels[j][codes[:, j]] for j, c in enumerate(self.names)}
+
+    def orders(self) -> dict[str, list]:
+        """The category order of every ordinal column (as recorded in a release's parameters)."""
+        return {self.names[j]: self.levels[j].tolist() for j in self.columns(ORDINAL)}
+
+
+def spec(ordinal, nominal) -> tuple[dict[str, list | None], list[str]]:
+    """``ordinal`` (a dict column -> order or None, a column name or a list of names, which take the natural
+    sort) and ``nominal`` (a name or names) checked for form: each column once."""
+    if ordinal is None:
+        ordinal = {}
+    elif isinstance(ordinal, str):
+        ordinal = {ordinal: None}
+    elif not isinstance(ordinal, dict):
+        ordinal = {str(c): None for c in ordinal}
+    nominal = [] if nominal is None else [nominal] if isinstance(nominal, str) else [str(c) for c in nominal]
+    for name, order in ordinal.items():
+        if order is not None and (isinstance(order, str) or not hasattr(order, "__iter__")):
+            raise MicroaggError(f"ordinal: the order of '{name}' must be a list of its categories from lowest to "
+                                f"highest (or None for the natural sort); got {order!r}.")
+    both = sorted(set(map(str, ordinal)) & set(nominal))
+    dup = sorted({c for c in nominal if nominal.count(c) > 1})
+    if both or dup:
+        raise MicroaggError(f"columns {both or dup} are listed {'both as ordinal and nominal' if both else 'twice in '}"
+                            f"{'' if both else 'nominal'}: give each categorical column one kind, once.")
+    return {str(c): (None if o is None else list(o)) for c, o in ordinal.items()}, nominal
+
+
+def natural_key(value) -> tuple:
+    """Sort key of the natural order of text: runs of digits compare as numbers ("2 rooms" < "10 rooms")."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
+                 for part in re.split(r"(\d+)", str(value)) if part)
+
+
+def natural_order(col: pd.Series) -> list:
+    """The distinct values of ``col`` in their natural order: numbers by value, text by :func:`natural_key`."""
+    seen = pd.unique(col.dropna())
+    return sorted(seen) if pd.api.types.is_numeric_dtype(col) else sorted(seen, key=natural_key)
+
+
+def encode(df: pd.DataFrame, ordinal: dict[str, list | None], nominal: list[str]) -> Categories | None:
+    """The codes of the categorical quasi-identifiers of ``df`` (None without any), checked: no missing value, every
+    value of an ordinal column in its given order, an order listing each category once."""
+    names = [c for c in map(str, df.columns) if c in ordinal or c in nominal]
+    if not names:
+        return None
+    levels, codes, kinds, notes = [], [], [], []
+    for c in names:
+        col = df[c]
+        if col.isna().any():
+            raise MicroaggError(f"categorical column '{c}' has {int(col.isna().sum())} missing value(s): a category "
+                                "is needed for every record. Remove or fill them before microaggregating.")
+        if c in nominal:
+            code, uniq = pd.factorize(col, sort=False)
+            kinds.append(NOMINAL)
+        else:
+            uniq, note = _order(col, c, ordinal[c])
+            notes += [note] if note else []
+            code = pd.Index(uniq).get_indexer(col)
+            kinds.append(ORDINAL)
+        levels.append(np.asarray(uniq, dtype=None if pd.api.types.is_numeric_dtype(col) else object))
+        codes.append(np.asarray(code, dtype=np.int64))
+    return Categories(names, kinds, levels, np.column_stack(codes), tuple(notes))
+
+
+def _order(col: pd.Series, name: str, order: list | None) -> tuple[np.ndarray, str | None]:
+    """The categories of an ordinal column in order, and a note when the natural sort of text chose it."""
+    seen = pd.unique(col)
+    if order is None:
+        if pd.api.types.is_numeric_dtype(col):
+            return np.sort(seen), None
+        ranked = natural_order(col)
+        if len({natural_key(v) for v in ranked}) != len(ranked):
+            raise MicroaggError(f"ordinal column '{name}' has categories that differ only in letter case; give their "
+                                f"order: ordinal={{'{name}': [...]}}.")
+        return np.asarray(ranked, dtype=object), (
+            f"ordinal column '{name}': no order given, so its categories are taken in natural sort order "
+            f"{ranked}; pass ordinal={{'{name}': [lowest, ..., highest]}} (--ordinal '{name}=a<b<c') if that is "
+            "not their order.")
+    if len(set(map(str, order))) != len(order):
+        raise MicroaggError(f"ordinal: the order of '{name}' lists a category more than once: {order}.")
+    if all(isinstance(v, str) for v in order) and pd.api.types.is_numeric_dtype(col):
+        lookup = {text: v for v in seen for text in (str(v), f"{v:g}")}  # the command line gives numbers as text
+        order = [lookup.get(v, v) for v in order]
+    index = pd.Index(order)
+    unknown = list(np.asarray(seen)[index.get_indexer(seen) < 0])
+    if unknown:
+        raise MicroaggError(f"ordinal column '{name}' has categories {unknown[:5]} that are not in its order {order}: "
+                            "list every category, from lowest to highest.")
+    return np.asarray(order, dtype=None if pd.api.types.is_numeric_dtype(col) else object), None

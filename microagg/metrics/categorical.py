@@ -1,0 +1,47 @@
+"""Information loss on categorical quasi-identifiers (docs/metrics.md §4.25).
+
+Distances in z-scores mean nothing for categories, so the numeric metrics see the continuous quasi-identifiers only;
+these two see the ordinal and nominal ones (Domingo-Ferrer & Torra 2005 mask them by median and mode):
+
+* **changed categories**: the share of records whose released category differs from their own, per column and over
+  all categorical cells;
+* **ordinal shift**: the mean distance between a record's category and the released one, in positions of the order
+  divided by the number of steps of the scale (C − 1), per ordinal column and over all ordinal cells.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..categories import ORDINAL
+from .registry import LOWER, Metric, register
+
+
+def changed_categories(C: np.ndarray, Cp: np.ndarray) -> np.ndarray:
+    """Percentage of records whose category changed, per column of the n x c codes ``C`` (original), ``Cp``."""
+    return 100.0 * (np.asarray(C) != np.asarray(Cp)).mean(axis=0)
+
+
+def ordinal_shift(P: np.ndarray, Pp: np.ndarray, sizes) -> np.ndarray:
+    """Mean |p − p'| / (C − 1) per ordinal column, in % of the scale (positions ``P``, ``Pp``; C = ``sizes``)."""
+    steps = np.maximum(np.asarray(sizes, dtype=np.float64) - 1, 1)
+    return 100.0 * np.abs(np.asarray(P) - np.asarray(Pp)).mean(axis=0) / steps
+
+
+@register(Metric("changed categories", "Changed categories", "utility", "% of records", LOWER,
+                 "Domingo-Ferrer & Torra 2005 (median and mode masking); docs/metrics.md §4.25",
+                 "Share of records whose released category of an ordinal or nominal quasi-identifier differs from "
+                 "their own.", "docs/metrics.md §4.25", needs=("categories",), per_attribute=True),
+          Metric("ordinal shift", "Ordinal shift", "utility", "% of the scale", LOWER,
+                 "Domingo-Ferrer & Torra 2005 (rank distance); docs/metrics.md §4.25",
+                 "Mean distance between a record's ordinal category and the released one, in steps of the order "
+                 "over the number of steps.", "docs/metrics.md §4.25", needs=("categories",), per_attribute=True))
+def _categorical(ctx) -> dict:
+    names, kinds, C, Cp, sizes = ctx.categories
+    changed = changed_categories(C, Cp)
+    out = {"changed categories": (float(changed.mean()), dict(zip(names, changed)))}
+    ordinal = [j for j, kind in enumerate(kinds) if kind == ORDINAL]
+    if ordinal:
+        shift = ordinal_shift(C[:, ordinal], Cp[:, ordinal], [sizes[j] for j in ordinal])
+        out["ordinal shift"] = (float(shift.mean()), dict(zip([names[j] for j in ordinal], shift)))
+    return out

@@ -1,0 +1,170 @@
+"""MDAV on heterogeneous quasi-identifiers: continuous, ordinal and nominal (Domingo-Ferrer & Torra 2005).
+
+The loop is MDAV-generic (docs/methods.md §2.2): while at least 3k records remain, r is the record farthest from
+the centroid of the remaining records, s the record farthest from r, and each takes its k-1 nearest; with 2k..3k-1
+left one more group grows around r and the rest is the last group; k..2k-1 left form one group. What changes is the
+distance and the centroid (docs/methods.md §2.15):
+
+* squared distance = Σ (z − z')² over continuous attributes (z-scores)
+  + Σ (a·(p − p'))² over ordinal attributes (p the category's position in its order; Domingo-Ferrer & Torra 2005's
+  rank distance, rescaled by a = 1/sd of the positions)
+  + Σ w·[c ≠ c'] over nominal attributes (Domingo-Ferrer & Torra 2005's 0/1 mismatch, weighted by
+  w = 2 / (1 − Σ_c f_c²), f_c the category shares),
+  so that every attribute, whatever its kind, has the same mean squared distance between two records as a z-scored
+  continuous one (2; docs/methods.md §5, decision 32);
+* the centroid is the mean (continuous), the lower median (ordinal) and the mode (nominal; among tied categories
+  the one held by the lowest-indexed record) of the remaining records.
+
+Ties follow MDAV's rule: among equal distances the lowest row index wins, for "nearest" and "farthest". With no
+ordinal and no nominal column this is MDAV-generic with the same running-sum centroid and the same decisions as
+``mdav(Z, k, variant="generic")`` (tested). Memory is O(n·d); each query is one compiled pass over the remaining
+records, O(n²·d/k) in all. Numeric releases never come here: ``microaggregate`` uses this kernel only when ordinal
+or nominal quasi-identifiers are present.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def weights(P: np.ndarray, N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Scale ``a`` of every ordinal attribute (1 / sd of the positions ``P``; 0 for a constant one) and weight ``w``
+    of every nominal attribute (2 / (1 − Σ f_c²) for the category shares f_c of ``N``; 0 for a constant one)."""
+    sd = P.std(axis=0) if P.shape[1] else np.zeros(0)
+    a = np.where(sd > 0, 1.0 / np.where(sd > 0, sd, 1.0), 0.0)
+    w = np.zeros(N.shape[1])
+    for t in range(N.shape[1]):
+        f = np.bincount(N[:, t]) / len(N)
+        gini = 1.0 - float((f * f).sum())
+        w[t] = 2.0 / gini if gini > 0 else 0.0
+    return a, w
+
+
+def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int) -> np.ndarray:
+    """Group labels (0..g-1, every group of k..2k-1 records) of MDAV-generic on continuous z-scores ``Z`` (n x dz),
+    ordinal positions ``P`` (n x dp, integers 0..C-1) and nominal codes ``N`` (n x dn, integers 0..C-1), n >= k."""
+    Z = np.ascontiguousarray(Z, dtype=np.float64)
+    P = np.ascontiguousarray(P, dtype=np.int64)
+    N = np.ascontiguousarray(N, dtype=np.int64)
+    a, w = weights(P, N)
+    cp = int(P.max()) + 1 if P.size else 1
+    cn = int(N.max()) + 1 if N.size else 1
+    return _kernel(Z, P, N, a, w, int(k), cp, cn)
+
+
+@njit(cache=True)
+def _dist(Z, P, N, a, w, i, cz, cpos, cnom):
+    """Squared heterogeneous distance from record i to the point (cz, cpos, cnom), attribute by attribute."""
+    s = 0.0
+    for t in range(Z.shape[1]):
+        diff = Z[i, t] - cz[t]
+        s += diff * diff
+    for t in range(P.shape[1]):
+        diff = a[t] * (P[i, t] - cpos[t])
+        s += diff * diff
+    for t in range(N.shape[1]):
+        if N[i, t] != cnom[t]:
+            s += w[t]
+    return s
+
+
+@njit(cache=True)
+def _centroid(Z, P, N, S, live, n_live, countp, countn):
+    """Mean of the continuous attributes (running sum ``S``), lower median of the ordinal positions and mode of the
+    nominal codes (ties: the category of the lowest-indexed live record) of the live records."""
+    cz = S / n_live
+    cpos = np.empty(P.shape[1], np.int64)
+    rank = (n_live - 1) // 2 + 1  # the lower median is the rank-th smallest
+    for t in range(P.shape[1]):
+        acc = 0
+        for c in range(countp.shape[1]):
+            acc += countp[t, c]
+            if acc >= rank:
+                cpos[t] = c
+                break
+    cnom = np.empty(N.shape[1], np.int64)
+    for t in range(N.shape[1]):
+        top = countn[t].max()
+        for i in live:
+            if countn[t, N[i, t]] == top:
+                cnom[t] = N[i, t]
+                break
+    return cz, cpos, cnom
+
+
+@njit(cache=True)
+def _around(Z, P, N, a, w, live, r, k):
+    """The k live records nearest to record r (ascending (distance, index)) and the live record farthest from r."""
+    bd = np.full(k, np.inf)
+    bi = np.full(k, -1, np.int64)
+    far, fard = -1, -1.0
+    cz, cpos, cnom = Z[r].copy(), P[r].copy(), N[r].copy()
+    for i in live:
+        d = _dist(Z, P, N, a, w, i, cz, cpos, cnom)
+        if d > fard:
+            far, fard = i, d
+        if d < bd[k - 1]:
+            j = k - 1
+            while j > 0 and bd[j - 1] > d:
+                bd[j] = bd[j - 1]
+                bi[j] = bi[j - 1]
+                j -= 1
+            bd[j] = d
+            bi[j] = i
+    return bi, far
+
+
+@njit(cache=True)
+def _kernel(Z, P, N, a, w, k, cp, cn):
+    n = Z.shape[0]
+    labels = np.full(n, -1, np.int64)
+    alive = np.ones(n, np.bool_)
+    S = np.zeros(Z.shape[1])
+    for i in range(n):
+        S += Z[i]
+    countp = np.zeros((P.shape[1], cp), np.int64)
+    countn = np.zeros((N.shape[1], cn), np.int64)
+    for i in range(n):
+        for t in range(P.shape[1]):
+            countp[t, P[i, t]] += 1
+        for t in range(N.shape[1]):
+            countn[t, N[i, t]] += 1
+    n_live = n
+    g = 0
+    while n_live >= 2 * k:
+        live = np.flatnonzero(alive)
+        cz, cpos, cnom = _centroid(Z, P, N, S, live, n_live, countp, countn)
+        r, rd = -1, -1.0
+        for i in live:
+            d = _dist(Z, P, N, a, w, i, cz, cpos, cnom)
+            if d > rd:
+                r, rd = i, d
+        members, s = _around(Z, P, N, a, w, live, r, k)
+        n_live = _emit(Z, P, N, members, g, labels, alive, S, countp, countn, n_live)
+        g += 1
+        if n_live < 2 * k:  # MDAV-generic's ending: 2k..3k-1 records gave one group around r
+            break
+        if not alive[s]:  # only with massive ties: s fell into r's group
+            _, s = _around(Z, P, N, a, w, np.flatnonzero(alive), r, k)
+        members, _ = _around(Z, P, N, a, w, np.flatnonzero(alive), s, k)
+        n_live = _emit(Z, P, N, members, g, labels, alive, S, countp, countn, n_live)
+        g += 1
+    for i in range(n):
+        if alive[i]:
+            labels[i] = g
+    return labels
+
+
+@njit(cache=True)
+def _emit(Z, P, N, members, g, labels, alive, S, countp, countn, n_live):
+    """Make ``members`` group g: remove them (ascending row order) from the running sum and the category counts."""
+    for i in np.sort(members):
+        labels[i] = g
+        alive[i] = False
+        S -= Z[i]
+        for t in range(P.shape[1]):
+            countp[t, P[i, t]] -= 1
+        for t in range(N.shape[1]):
+            countn[t, N[i, t]] -= 1
+    return n_live - members.shape[0]

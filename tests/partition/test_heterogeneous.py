@@ -1,0 +1,128 @@
+"""Heterogeneous MDAV (Domingo-Ferrer & Torra 2005; docs/methods.md §2.15)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import microagg as ma
+from microagg.partition.heterogeneous import mdav_heterogeneous, weights
+
+from .strategies import data_and_k
+
+
+def none(n):
+    return np.empty((n, 0), np.int64)
+
+
+@pytest.mark.parametrize("name", ["tarragona", "census"])
+@pytest.mark.parametrize("k", [3, 5])
+def test_without_categories_it_is_mdav_generic(benchmark_z, name, k):
+    Z = benchmark_z[name]
+    assert (mdav_heterogeneous(Z, none(len(Z)), none(len(Z)), k) == ma.partition.mdav(Z, k)).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(data_and_k())
+def test_without_categories_it_is_mdav_generic_on_ties_too(data):
+    Z, k = data
+    Z = ma.standardize(Z)
+    assert (mdav_heterogeneous(Z, none(len(Z)), none(len(Z)), k) == ma.partition.mdav(Z, k)).all()
+
+
+@settings(max_examples=20, deadline=None)
+@given(data_and_k(), st.integers(0, 2**32 - 1))
+def test_groups_are_k_to_2k_minus_1(data, seed):
+    Z, k = data
+    rng = np.random.default_rng(seed)
+    P = rng.integers(0, 4, (len(Z), 1))
+    N = rng.integers(0, 3, (len(Z), 2))
+    labels = mdav_heterogeneous(ma.standardize(Z), P, N, k)
+    sizes = np.bincount(labels)
+    assert labels.min() == 0 and (sizes >= k).all() and (sizes <= 2 * k - 1).all()
+
+
+def test_a_nominal_attribute_alone_groups_equal_categories():
+    # two categories of 6 records each and a constant continuous column: every group is pure
+    Z = np.zeros((12, 1))
+    N = np.repeat([0, 1], 6)[:, None]
+    labels = mdav_heterogeneous(Z, none(12), N, 3)
+    for g in np.unique(labels):
+        assert len(set(N[labels == g, 0])) == 1
+
+
+def test_weights_give_every_kind_the_mean_squared_distance_of_a_z_score():
+    rng = np.random.default_rng(3)
+    P = rng.integers(0, 5, (400, 1))
+    N = rng.choice(4, size=(400, 1), p=[0.5, 0.3, 0.15, 0.05])
+    a, w = weights(P, N)
+    pairs_p = ((a[0] * (P[:, None, 0] - P[None, :, 0])) ** 2).mean()
+    pairs_n = (w[0] * (N[:, None, 0] != N[None, :, 0])).mean()
+    assert pairs_p == pytest.approx(2.0) and pairs_n == pytest.approx(2.0)
+    assert weights(np.zeros((5, 1), np.int64), np.zeros((5, 1), np.int64)) == (0.0, 0.0)
+
+
+def reference(Z, P, N, k):
+    """Heterogeneous MDAV-generic written plainly (docs/methods.md §2.15): full distance vectors, sorts by
+    (distance, index), the centroid recomputed from the remaining records every time."""
+    a, w = weights(P, N)
+    n = len(Z)
+    labels = np.full(n, -1)
+    live = list(range(n))
+
+    def dist(i, cz, cp, cn):  # accumulated term by term in the kernel's order, so that ties round alike
+        s = 0.0
+        for term in [*((Z[i] - cz) ** 2), *((a * (P[i] - cp)) ** 2), *(w * (N[i] != cn))]:
+            s += float(term)
+        return s
+
+    def centroid():
+        rows = np.array(live)
+        cz = S / len(rows)  # the running sum, as the kernel keeps it (the same rounding)
+        cp = np.array([sorted(P[rows, t])[(len(rows) - 1) // 2] for t in range(P.shape[1])], dtype=np.int64)
+        cn = []
+        for t in range(N.shape[1]):
+            counts = np.bincount(N[rows, t])
+            cn.append(next(N[i, t] for i in rows if counts[N[i, t]] == counts.max()))
+        return cz, cp, np.array(cn, dtype=np.int64)
+
+    def group(r):
+        order = sorted(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), i))
+        return order[:k], max(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), -i))
+
+    S = np.zeros(Z.shape[1])
+    for i in range(n):
+        S += Z[i]
+    g = 0
+
+    def emit(members):
+        nonlocal g, S
+        for i in sorted(members):
+            labels[i] = g
+            live.remove(i)
+            S -= Z[i]
+        g += 1
+
+    while len(live) >= 2 * k:
+        cz, cp, cn = centroid()
+        r = max(live, key=lambda i: (dist(i, cz, cp, cn), -i))
+        members, s = group(r)
+        emit(members)
+        if len(live) < 2 * k:
+            break
+        if s not in live:
+            s = max(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), -i))
+        emit(group(s)[0])
+    labels[live] = g
+    return labels
+
+
+@settings(max_examples=25, deadline=None)
+@given(data_and_k(), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_kernel_is_the_plain_algorithm(data, seed, few):
+    Z, k = data
+    rng = np.random.default_rng(seed)
+    P = rng.integers(0, 2 if few else 5, (len(Z), rng.integers(0, 3)))
+    N = rng.integers(0, 2 if few else 4, (len(Z), rng.integers(0, 3)))
+    Z = ma.standardize(Z)
+    assert (mdav_heterogeneous(Z, P, N, k) == reference(Z, P, N, k)).all()

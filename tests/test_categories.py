@@ -1,0 +1,49 @@
+"""Categorical quasi-identifiers as codes (microagg.categories; docs/methods.md §2.15)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import microagg as ma
+from microagg.categories import encode, natural_key, spec
+
+
+def test_given_order_positions_and_nominal_first_appearance():
+    df = pd.DataFrame({"edu": ["high", "low", "mid", "low"], "region": ["b", "a", "b", "c"]})
+    cats = encode(df, *spec({"edu": ["low", "mid", "high"]}, ["region"]))
+    assert cats.names == ["edu", "region"] and cats.kinds == ["ordinal", "nominal"]
+    assert cats.codes[:, 0].tolist() == [2, 0, 1, 0] and cats.codes[:, 1].tolist() == [0, 1, 0, 2]
+    assert list(cats.decode(cats.codes)["edu"]) == list(df["edu"]) and not cats.notes
+
+
+def test_natural_sort_of_text_is_announced_and_numbers_sort_by_value():
+    df = pd.DataFrame({"rooms": ["10 rooms", "2 rooms", "1 room"], "size": [3, 10, 2]})
+    cats = encode(df, *spec(["rooms", "size"], None))
+    assert cats.levels[0].tolist() == ["1 room", "2 rooms", "10 rooms"] and cats.levels[1].tolist() == [2, 3, 10]
+    assert len(cats.notes) == 1 and "natural sort" in cats.notes[0] and "'rooms'" in cats.notes[0]
+    assert natural_key("a2") < natural_key("a10")
+
+
+def test_an_order_given_as_text_matches_numbers():
+    df = pd.DataFrame({"size": [1.0, 2.0, 3.0]})
+    assert encode(df, *spec({"size": ["3", "2", "1"]}, None)).codes[:, 0].tolist() == [2, 1, 0]
+
+
+@pytest.mark.parametrize("ordinal, nominal, match", [
+    ({"edu": ["low", "mid"]}, None, r"categories \['high'\] that are not in its order"),
+    ({"edu": ["low", "low", "mid", "high"]}, None, "more than once"),
+    ({"edu": "low<mid"}, None, "must be a list"),
+    (["edu"], ["edu"], "both as ordinal and nominal"),
+])
+def test_bad_orders_are_refused(ordinal, nominal, match):
+    df = pd.DataFrame({"edu": ["high", "low", "mid"]})
+    with pytest.raises(ma.MicroaggError, match=match):
+        encode(df, *spec(ordinal, nominal))
+
+
+def test_missing_category_is_refused_naming_the_column():
+    df = pd.DataFrame({"region": ["a", None, "b"]})
+    with pytest.raises(ma.MicroaggError, match="'region' has 1 missing"):
+        encode(df, *spec(None, ["region"]))
+    assert encode(pd.DataFrame({"x": [1.0]}), {}, []) is None
+    assert np.array_equal(encode(df.fillna("c"), {}, ["region"]).codes[:, 0], [0, 1, 2])
