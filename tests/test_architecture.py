@@ -20,7 +20,7 @@ FLOORS = [
     {"errors"},
     {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets"},
     {"registry", "roles", "rows"},
-    {"wishes"},
+    {"wishes", "warmup"},
     {"partition", "aggregate", "baselines"},
     {"metrics"},
     {"engines", "release"},
