@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 import microagg as ma
-from microagg import plots, recipe, stages, tables
+from microagg import plots, recipe, stages, tables, warmup
 from microagg.advice import scale_hint
 from microagg.baselines import BASELINES
 from microagg.categories import natural_order
@@ -48,20 +48,18 @@ st.set_page_config(page_title="microagg", layout="wide")
 
 @dataclass
 class Kernels:
-    """Background compilation of the numba kernels (cached on disk by numba: slow on the first start only)."""
+    """The background warm-up of the numba kernels (``microagg.warmup``): ``mdav`` is set when MDAV can run;
+    ``compiles.running`` while numba compiles (the first start on a machine; loading them from disk is quick)."""
 
     mdav: threading.Event = field(default_factory=threading.Event)
+    compiles: warmup.Compiles = field(default_factory=warmup.Compiles)
     started: float = field(default_factory=time.monotonic)
 
 
 def compile_kernels(state: Kernels) -> None:
     """MDAV first (the default method), then every other partitioner, on a small sample."""
-    ma.partition.mdav(np.arange(12.0).reshape(6, 2), 2)
-    state.mdav.set()
-    Z = np.random.default_rng(0).standard_normal((40, 3))
-    for m in methods("partition"):
-        if m.name != "mdav" and not m.uses_roles:
-            m.func(Z, 3)
+    with state.compiles:
+        warmup.warm_up("mdav", ready=state.mdav.set)
 
 
 @st.cache_resource(show_spinner=False)
@@ -72,15 +70,17 @@ def kernels() -> Kernels:
 
 
 def wait_for_mdav() -> None:
-    """Say what the first start is waiting for, with the time spent, instead of a bare spinner."""
+    """Say what the first start is waiting for while numba compiles, with the time spent, instead of a bare
+    spinner; a wait for kernels loaded from disk is not announced."""
     state = kernels()
     if state.mdav.is_set():
         return
     note = st.empty()
-    while not state.mdav.wait(1.0):
-        note.info(f"Compiling the MDAV kernel for this machine: {time.monotonic() - state.started:.0f} s so far. "
-                  "This happens once (numba keeps the compiled code on disk); it takes about a minute on a "
-                  "small machine, then every page is immediate.", icon="⏳")
+    while not state.mdav.wait(0.25):
+        if state.compiles.running.is_set():
+            note.info(f"Compiling the MDAV kernel for this machine: {time.monotonic() - state.started:.0f} s so far. "
+                      "This happens once (numba keeps the compiled code on disk); it takes about a minute on a "
+                      "small machine, then every page is immediate.", icon="⏳")
     note.empty()
 
 
@@ -93,6 +93,12 @@ def _caught(call):
         warnings.simplefilter("always")
         out = call()
     return out, tuple(dict.fromkeys(str(w.message) for w in seen))
+
+
+@st.cache_data(show_spinner=False)
+def datasets() -> pd.DataFrame:
+    """The data sets and generators by name (``ma.list_datasets`` reads every bundled file: 45 ms a run)."""
+    return ma.list_datasets().set_index("name")
 
 
 @st.cache_data(show_spinner=False)
@@ -119,43 +125,62 @@ def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, met
     return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)))[0])
 
 
-@st.cache_data(show_spinner="Aggregating and evaluating…", max_entries=64)
+# the report's metrics on every page (the headline, its caveats) and in the Aggregation tab's table; the others are
+# computed only by the tabs that show them (Risk & utility, Release)
+SUMMARY = ("IL", "partition IL", "SL", "exact cells", "exact records")
+
+
+@dataclass(eq=False)
+class Released:
+    """A release of the page (the aggregate and release stages on a cached partition: one shuffle, kept), the same
+    rows in input order (for the plots), the warnings said on the way, and its reports, each computed once, when a
+    part of the page first asks for it. Shared by the runs and sessions that show it: nothing modifies it."""
+
+    rel: ma.Release
+    in_order: pd.DataFrame
+    notes: tuple
+    reports: dict = field(default_factory=dict, repr=False)
+
+    def report(self, eparams: tuple, metrics: tuple | None = None) -> pd.DataFrame:
+        """``Release.report`` with the evaluation parameters ``eparams`` (a sorted tuple of pairs), of the
+        ``metrics`` named (default: every one)."""
+        key = (eparams, metrics)
+        if key not in self.reports:
+            self.reports[key] = self.rel.report(metrics=metrics, **dict(eparams))
+        return self.reports[key]
+
+    def summary(self, eparams: tuple) -> tuple[pd.DataFrame, tuple]:
+        """The report of the :data:`SUMMARY` metrics and the warnings said computing it."""
+        return _caught(lambda: self.report(eparams, SUMMARY))
+
+
+@st.cache_resource(show_spinner="Aggregating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
-            aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = (), keys: tuple = (),
-            strata: tuple = (), cats: tuple = ()):
-    """The aggregate, release and report stages on a cached partition: the published table, the same in input
-    order (for the plots), the report, Z, Z', the parameters and the warnings said on the way."""
+            aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (), strata: tuple = (),
+            cats: tuple = ()) -> Released:
+    """The aggregate and release stages on a cached partition, kept as one object for every run that shows it (a
+    change of α re-solves P3M and evaluates the headline metrics only; going back to an earlier value is a cache
+    hit). MicroaggError propagates."""
 
     def run():
-        rel = release_object(df, columns, confidential, keep, k, method, mparams, aggregation, aparams, labels, keys,
-                             strata, cats=cats)
-        return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+        mp = get_method("partition", method).resolve(dict(mparams))
+        agg = get_method("aggregate", aggregation)
+        ap = agg.resolve(dict(aparams))
+        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats)
+        masked = stages.aggregate(prep, labels, agg, ap)
+        rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
+                             engine_info=MEMORY.info(k))
+        return rel, rel.in_input_order()
 
-    out, notes = _caught(run)
-    return (*out, notes)
-
-
-def release_object(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str,
-                   mparams: tuple, aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (),
-                   strata: tuple = (), seed: int | None = None, cats: tuple = ()) -> ma.Release:
-    """The aggregate and release stages on a cached partition (``seed``: the shuffle's, None for a fresh one)."""
-    mp = get_method("partition", method).resolve(dict(mparams))
-    agg = get_method("aggregate", aggregation)
-    ap = agg.resolve(dict(aparams))
-    prep = prepared(df, columns, confidential, k, keep, keys, strata, cats)
-    masked = stages.aggregate(prep, labels, agg, ap)
-    return stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
-                          engine_info=MEMORY.info(k), seed=seed)
+    (rel, in_order), notes = _caught(run)
+    return Released(rel, in_order, notes)
 
 
 def release_html(s: Setup, r: Result) -> bytes:
-    """The HTML report of the release shown (the same shuffle: its recorded seed), for the download button."""
+    """The HTML report of the release shown (the same object: its shuffle), for the download button."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # said on the page already
-        rel = release_object(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
-                             s.agg.name, s.akey, r.labels, tuple(s.keys), tuple(s.strata),
-                             seed=r.params.get("shuffle_seed"), cats=s.cats)
-        return ma.html_report(rel, data=s.data_expr, data_args=s.data_args).encode()
+        return ma.html_report(r.released.rel, data=s.data_expr, data_args=s.data_args).encode()
 
 
 @st.cache_data(show_spinner="Solving P3M over α…")
@@ -187,6 +212,13 @@ def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, r
 @st.cache_data(show_spinner=False)
 def pcs(Z: np.ndarray) -> np.ndarray:
     return plots.principal_components(Z)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def figure(name: str, *args, **kwargs):
+    """``plots.<name>(*args, **kwargs)``, built once for these arguments (20–25 ms each for the Partition tab's
+    figures on EIA) and then only sent again: Streamlit copies a figure to send it, so nothing modifies it."""
+    return getattr(plots, name)(*args, **kwargs)
 
 
 @st.cache_data(show_spinner=False)
@@ -369,6 +401,11 @@ class Setup:
         return tuple(sorted(self.aparams.items()))
 
     @property
+    def ekey(self) -> tuple:
+        """The evaluation parameters of the reports: the sidebar's metric options and the wishes Δ and w."""
+        return tuple(sorted({**self.eparams, **self.privacy}.items()))
+
+    @property
     def privacy_source(self) -> Method:
         """The aggregation whose Δ and w every SL and breach uses: the sidebar's when it takes them, else the
         first one that does (P3M) with its defaults, so that all aggregations are compared alike."""
@@ -383,7 +420,7 @@ class Setup:
 
 def data_section() -> tuple[pd.DataFrame, str, list[str]]:
     """The data source widgets; returns the data, a Python expression and CLI arguments that load it."""
-    info = ma.list_datasets().set_index("name")
+    info = datasets()
     source = st.radio("Source", ["benchmark", "generated", "upload"], horizontal=True, key="source",
                       format_func={"benchmark": "benchmark", "generated": "generated", "upload": "your CSV"}.get)
     if source == "benchmark":
@@ -576,27 +613,45 @@ def sidebar() -> Setup:
 
 @dataclass
 class Result:
+    """The partition and the release of the sidebar's choices: ``summary`` is the report of the :data:`SUMMARY`
+    metrics (with every row that is not a metric of ``evaluate``), :meth:`report` the whole one."""
+
     labels: np.ndarray
-    protected: pd.DataFrame  # as published: identifiers and the index left out, rows shuffled
-    in_order: pd.DataFrame   # the same rows in the input's order (plots against the original)
-    report: pd.DataFrame
-    Z: np.ndarray
-    Zp: np.ndarray
-    params: dict
+    released: Released
+    summary: pd.DataFrame
+    ekey: tuple  # the evaluation parameters of the reports
     notes: tuple = ()
+
+    @property
+    def protected(self) -> pd.DataFrame:  # as published: identifiers and the index left out, rows shuffled
+        return self.released.rel.protected
+
+    @property
+    def Z(self) -> np.ndarray:
+        return self.released.rel.Z
+
+    @property
+    def params(self) -> dict:
+        return self.released.rel.params
+
+    def report(self) -> pd.DataFrame:
+        """Every metric: computed the first time a tab that shows it is opened for this release."""
+        if (self.ekey, None) in self.released.reports:
+            return self.released.report(self.ekey)
+        with st.spinner("Computing every metric of the report…"):
+            return self.released.report(self.ekey)
 
 
 def compute(s: Setup) -> Result:
-    """The partition and the release of the sidebar's choices (cached); MicroaggError propagates."""
+    """The partition, the release of the sidebar's choices and its summary (cached); MicroaggError propagates."""
     if s.part.name == "mdav":
         wait_for_mdav()
-    ekey = tuple(sorted({**s.eparams, **s.privacy}.items()))
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
                               tuple(s.strata), s.cats)
-    protected, in_order, report, Z, Zp, params, said = release(s.df, tuple(s.masked), tuple(s.confidential),
-                                                         tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name, s.akey,
-                                                         labels, ekey, tuple(s.keys), tuple(s.strata), s.cats)
-    return Result(labels, protected, in_order, report, Z, Zp, params, tuple(dict.fromkeys(notes + said)))
+    held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name,
+                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats)
+    summary, said = held.summary(s.ekey)
+    return Result(labels, held, summary, s.ekey, tuple(dict.fromkeys(notes + held.notes + said)))
 
 
 def overall(table: pd.DataFrame) -> pd.Series:
@@ -605,13 +660,13 @@ def overall(table: pd.DataFrame) -> pd.Series:
 
 
 def headline(s: Setup, r: Result) -> None:
-    values = overall(r.report)
+    values = overall(r.summary)
     c1, c2, c3, c4 = st.columns(4)
     il = float(values["IL"])
     c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
               help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is "
                    "identical (SST = 0).")
-    groups = r.report.loc[r.report["metric"] == "groups", "value"].iloc[0]  # per attribute: the first one's
+    groups = r.summary.loc[r.summary["metric"] == "groups", "value"].iloc[0]  # per attribute: the first one's
     c2.metric("Groups", f"{int(groups):,}")
     c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
               help="Released rows identical on all masked and key columns; k-anonymity needs at least k.")
@@ -622,7 +677,7 @@ def headline(s: Setup, r: Result) -> None:
 
 def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
     """What the release does not protect, said on the page."""
-    values = overall(r.report)
+    values = overall(r.summary)
     if not k_anonymous and s.keys and s.part.record_level:
         st.warning(f"**The key columns {', '.join(s.keys)} break k-anonymity:** "
                    f"{int(values['records in classes < k'])} released rows share their keys and masked values with "
@@ -630,7 +685,7 @@ def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
     elif not k_anonymous:
         why = " ".join(r.notes) or s.part.summary
         st.warning(f"**This release is not k-anonymous as whole records.** {why}", icon="⚠️")
-    uncovered = r.report[r.report["metric"].str.startswith("kept column not in the k-anonymity check")]
+    uncovered = r.summary[r.summary["metric"].str.startswith("kept column not in the k-anonymity check")]
     for row in uncovered.itertuples():
         st.info(f"Kept column **{row.attribute}** is not in the k-anonymity check: if an intruder knows it, "
                 f"{tables.format_value(row.value, row.unit)} released rows become unique. Declare it a key if it "
@@ -664,7 +719,7 @@ def tab_partition(s: Setup, r: Result) -> None:
     with left:
         partition_scatter(s.masked, r.Z, r.labels)
     with right:
-        st.plotly_chart(plots.group_sizes(r.labels, s.k, bounded=s.part.bounded), width="stretch")
+        st.plotly_chart(figure("group_sizes", r.labels, s.k, bounded=s.part.bounded), width="stretch")
         if s.part.bounded:
             st.caption(f"{s.part.title} keeps every group between k = {s.k} and 2k−1 = {2 * s.k - 1} records.")
         else:
@@ -696,7 +751,7 @@ def partition_scatter(masked: list, Z: np.ndarray, labels: np.ndarray) -> None:
     highlight = None if picked < 0 else [int(picked)]
     title = ("Records and six of their groups" if highlight is None else f"Records and group {picked}") + \
         ("" if labels.ndim == 1 else " (groups of the first attribute)")
-    st.plotly_chart(plots.partition_scatter(xy, labels, names, title=title, highlight=highlight), width="stretch")
+    st.plotly_chart(figure("partition_scatter", xy, labels, names, title=title, highlight=highlight), width="stretch")
 
 
 @st.fragment
@@ -746,21 +801,20 @@ def tab_aggregation(s: Setup, r: Result) -> None:
     st.write("The same partition, aggregated by every registered aggregation (default parameters for the ones not "
              "selected in the sidebar). A **breach** is a released value closer than Δ to its original: the "
              "owner's wish not met, which P3M tries to avoid.")
-    ekey = tuple(sorted({**s.eparams, **s.privacy}.items()))
     rows, released = [], {}
     for m in methods("aggregate"):
         ap = s.akey if m.name == s.agg.name else tuple(sorted(m.defaults().items()))
         try:
             # the same arguments as the main release for the selected aggregation: a cache hit
-            _, prot_m, rep_m, _, Zp_m, _, _ = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k,
-                                                   s.part.name, s.mkey, m.name, ap, r.labels, ekey, tuple(s.keys),
-                                                   tuple(s.strata), s.cats)
+            held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
+                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats)
+            summary, _ = held.summary(s.ekey)
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue
-        breach = breaches(r.Z, Zp_m, s.privacy["delta"], s.privacy["relative"])
-        released[m.title] = (prot_m, breach)
-        v = overall(rep_m)
+        breach = breaches(r.Z, held.rel.Zp, s.privacy["delta"], s.privacy["relative"])
+        released[m.title] = (held.in_order, breach)
+        v = overall(summary)
         rows.append({"aggregation": m.title, "IL (%)": float(v["IL"]), "IL of the group means (%)":
                      float(v["partition IL"]), "cells breaching Δ (%)": 100.0 * breach.mean(), "SL (%)": float(v["SL"]),
                      "cells published exactly (%)": float(v["exact cells"]),
@@ -818,7 +872,7 @@ def metric_tables(report: pd.DataFrame) -> None:
 
 
 def tab_risk(s: Setup, r: Result) -> None:
-    metric_tables(r.report)
+    metric_tables(r.report())
     st.subheader("Risk-utility map")
     st.write("How information loss and disclosure risk move together as k grows: each point is one release; "
              "lower-left is better. Computed when you press the button. Noise addition and rank swapping, masking "
@@ -949,11 +1003,12 @@ def sl_heatmap(s: Setup) -> None:
 
 
 def tab_release(s: Setup, r: Result) -> None:
+    report = r.report()
     st.dataframe(r.protected, height=320, width="stretch", hide_index=True)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download the release (CSV)", release_csv(r.protected), file_name="release.csv",
                        mime="text/csv", key="download-release")
-    d2.download_button("Download the report (CSV)", lambda: write_csv(r.report, index=False).encode(),
+    d2.download_button("Download the report (CSV)", lambda: write_csv(report, index=False).encode(),
                        file_name="report.csv", mime="text/csv", key="download-report")
     d3.download_button("Download the report (HTML, private)", lambda: release_html(s, r), file_name="report.html",
                        mime="text/html", key="download-report-html",
@@ -963,12 +1018,12 @@ def tab_release(s: Setup, r: Result) -> None:
                "(the commands below carry its seed: keep them private, like the data). Text cells a spreadsheet "
                "would run as a formula get a leading quote.")
     st.subheader("Report")
-    st.dataframe(tables.headline(r.report), hide_index=True, width="stretch",
-                 height=table_height(len(tables.headline(r.report))))
-    full = st.expander(f"The full report ({len(r.report)} rows: every metric, per attribute, with its source)",
+    st.dataframe(tables.headline(report), hide_index=True, width="stretch",
+                 height=table_height(len(tables.headline(report))))
+    full = st.expander(f"The full report ({len(report)} rows: every metric, per attribute, with its source)",
                        key="report-open", on_change="rerun")
     if full.open:
-        full.dataframe(tables.formatted(r.report), hide_index=True, width="stretch", height=420)
+        full.dataframe(tables.formatted(report), hide_index=True, width="stretch", height=420)
     st.subheader("Reproduce this release")
     st.caption("Both write the same release.csv as the download button.")
     st.code(recipe.python_snippet(r.params, s.data_expr), language="python")
@@ -1011,8 +1066,11 @@ def main() -> None:
             with tab:
                 if r is None:
                     st.info("Nothing to show until the problem above is fixed in the sidebar.")
-                else:
+                    continue
+                try:
                     draw(s, r)
+                except ma.MicroaggError as exc:  # e.g. a metric the whole report computes on opening the tab
+                    st.error(str(exc))
     references()
 
 

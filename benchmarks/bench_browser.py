@@ -2,6 +2,7 @@
 
     python benchmarks/bench_browser.py                      # port 8620, 5 repeats per change
     python benchmarks/bench_browser.py --repeat 9 --chromium /usr/bin/chromium
+    python benchmarks/bench_browser.py --app old/app.py     # another version of the dashboard, same measurements
 
 Starts ``streamlit run app.py`` on a port, opens it in headless Chromium (Playwright), and reports:
 
@@ -40,8 +41,8 @@ def kernels_cached() -> bool:
     return any((ROOT / "microagg" / "partition" / "__pycache__").glob("engine.*.nbi"))
 
 
-def start_server(port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+def start_server(port: int, app: Path = ROOT / "app.py") -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.port",
                              str(port), "--server.headless", "true"], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     for _ in range(240):
@@ -117,13 +118,14 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", default="", help="time only the changes whose title contains this text")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--app", type=Path, default=ROOT / "app.py", help="the app to serve (another version, say)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     cached = kernels_cached()
     load0 = load()
     t0 = time.perf_counter()
-    proc = start_server(args.port)
+    proc = start_server(args.port, args.app.resolve())
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=ARGS)

@@ -28,6 +28,7 @@ from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .pipeline import microaggregate
 from .registry import get_method, methods
 from .reproduce import REPRODUCIBLE, summary
+from .warmup import Compiles
 
 
 def _parse_params(items: list[str], flag: str = "--param") -> dict[str, str]:
@@ -333,10 +334,15 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with Compiles(_say):  # says so on stderr when a kernel compiles (the first run on a machine)
+            return args.func(args)
     except MicroaggError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -18,8 +18,12 @@ from .metrics.risk import exact_cells
 from .plots import PALETTE
 from .preprocess import renormalize, standardize
 from .safety import identifiers
+from .warmup import announce_always
 
 DATASETS = ("tarragona", "census", "eia")
+
+# the first call that compiles a partitioning kernel on a machine says so in its cell's output, and when it is done
+announce_always(print)
 
 
 def load(name: str) -> pd.DataFrame:

@@ -83,7 +83,7 @@ class Release:
         out.attrs = {}
         return out
 
-    def report(self, **params) -> pd.DataFrame:
+    def report(self, metrics=None, **params) -> pd.DataFrame:
         """Metrics of this release, one per row: metric, attribute, value, unit, direction, source.
 
         Every metric of ``microagg.evaluate`` (``params`` are its parameters, e.g. ``p=5``, ``keys=[...]``),
@@ -92,7 +92,9 @@ class Release:
         dropped and kept. With confidential columns, SSE_i (Abidi, Ben Yahia & Perera 2018, Eq. 2) is their spread
         within the
         groups, in z units. SL uses the release's own Δ and w when its aggregation takes them
-        (``Method.personalized``, P3M), unless ``params`` say otherwise.
+        (``Method.personalized``, P3M), unless ``params`` say otherwise. ``metrics`` names the metrics of
+        ``evaluate`` to compute (default every one; e.g. a headline without the costly ones): the same values,
+        and every row that is not a metric of ``evaluate``.
         """
         params.setdefault("k", self.k)
         if self.confidential and params.get("confidential") is not None:
@@ -108,7 +110,8 @@ class Release:
         Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None
         table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
                                 key_classes=self.key_classes if self.keys else None, Xc=Xc,
-                                conf_names=self.confidential, categories=self._categories(), **params)
+                                conf_names=self.confidential, categories=self._categories(), metrics=metrics,
+                                **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):

@@ -20,7 +20,7 @@ FLOORS = [
     {"errors"},
     {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets", "categories"},
     {"registry", "roles", "rows"},
-    {"wishes", "bounds"},
+    {"wishes", "bounds", "warmup"},
     {"partition", "aggregate", "baselines"},
     {"metrics"},
     {"engines", "release"},

@@ -151,6 +151,23 @@ def test_report_forwards_evaluation_parameters():
         rel.report(w=1.5)
 
 
+def test_report_of_chosen_metrics_is_the_same_rows_of_the_whole_report():
+    """``metrics=`` computes only the metrics named (the dashboard's headline) and keeps every row that is not a metric
+    of evaluate: the same rows, the same values, in the same order as in the whole report."""
+    rel = ma.microaggregate(ma.load_dataset("tarragona"), 5, seed=3)
+    whole = rel.report(p=7)
+    chosen = ("SL", "IL", "exact cells")
+    part = rel.report(metrics=chosen, p=7)
+    named = ma.metrics.registry.metrics()
+    evaluated = {m.name for m in named}
+    keep = whole["metric"].isin(chosen) | ~whole["metric"].isin(evaluated)
+    pd.testing.assert_frame_equal(part, whole[keep].reset_index(drop=True))
+    assert set(part["metric"]) & evaluated == set(chosen) and "PIL" in set(whole["metric"])
+    assert list(rel.report(metrics="IL").query("metric in @evaluated")["metric"]) == ["IL"]  # a name, not letters
+    with pytest.raises(ma.MicroaggError, match="unknown metric 'ILL'"):
+        rel.report(metrics=["ILL"])
+
+
 def test_release_with_p3m_reports_the_solver_and_preserves_moments():
     df = ma.load_dataset("census")
     rel = ma.microaggregate(df, 3, aggregation="p3m", variant="classic")

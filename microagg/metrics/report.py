@@ -13,7 +13,7 @@ from ..errors import MicroaggError
 from ..labels import check_labels
 from ..preprocess import Standardizer, as_frame, numeric_matrix, select_columns
 from ._arrays import pair
-from .registry import Context, computations, resolve
+from .registry import Context, computations, get_metric, resolve
 
 COLUMNS = ["metric", "attribute", "value", "unit", "direction", "source"]
 
@@ -86,7 +86,7 @@ def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, Xc=N
 
 
 def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None, key_classes=None,
-                    Xc=None, conf_names=None, categories=None, **params) -> pd.DataFrame:
+                    Xc=None, conf_names=None, categories=None, metrics=None, **params) -> pd.DataFrame:
     """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
     (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
     release's own z-scores, so its metrics are computed before the released values are rounded, and with
@@ -96,15 +96,18 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     columns (l-diversity, t-closeness, inference); ``categories``, the ordinal and nominal quasi-identifiers
     (``Context``), for the categorical metrics (docs/metrics.md §4.25). One row per registered metric whose needs
     these inputs meet; a metric's per-attribute values are one per column of ``names`` or, as a dict, per
-    attribute it names."""
+    attribute it names. ``metrics``: the names of the metrics to compute (their rows only, the same values),
+    default every one."""
     ctx = context(X, Xp, Z, Zp, names, labels, Zc=Zc, key_classes=key_classes, Xc=Xc, conf_names=conf_names,
                   categories=categories, **params)
+    wanted = None if metrics is None else {get_metric(name).name for name in
+                                           ([metrics] if isinstance(metrics, str) else metrics)}
     rows = []
     for comp in computations():
-        if not ctx.applies(comp):
+        if not ctx.applies(comp) or (wanted is not None and wanted.isdisjoint(m.name for m in comp.metrics)):
             continue
         values = ctx.results(comp)
-        for m in (m for m in comp.metrics if m.name in values):
+        for m in (m for m in comp.metrics if m.name in values and (wanted is None or m.name in wanted)):
             value, each = values[m.name] if isinstance(values[m.name], tuple) else (values[m.name], None)
             rows.append((m.name, "all", value, m.unit, m.direction, m.source))
             if per_attribute and each is not None:
