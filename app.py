@@ -100,32 +100,33 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
-             strata: tuple = ()) -> stages.Prepared:
-    """The roles and standardize stages of the release on the sidebar's columns."""
+             strata: tuple = (), weight: str | None = None, missing: str = "keep") -> stages.Prepared:
+    """The roles and standardize stages of the release on the sidebar's columns (``weight``: the sampling-weight
+    column; ``missing``: what to do with missing cells, docs/methods.md §7)."""
     roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
-                         strata=list(strata))
-    return stages.standardize(df, roles, k)
+                         strata=list(strata), sampling_weights=weight)
+    return stages.standardize(df, roles, k, missing)
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = ()):
+              strata: tuple = (), missing: str = "keep"):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
     part = get_method("partition", method)
-    prep = prepared(df, columns, confidential, k, strata=strata)
+    prep = prepared(df, columns, confidential, k, strata=strata, missing=missing)
     return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)))[0])
 
 
 @st.cache_data(show_spinner="Aggregating and evaluating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = (), keys: tuple = (),
-            strata: tuple = ()):
+            strata: tuple = (), weight: str | None = None, missing: str = "keep"):
     """The aggregate, release and report stages on a cached partition: the published table, the same in input
     order (for the plots), the report, Z, Z', the parameters and the warnings said on the way."""
 
     def run():
         rel = release_object(df, columns, confidential, keep, k, method, mparams, aggregation, aparams, labels, keys,
-                             strata)
+                             strata, weight=weight, missing=missing)
         return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
 
     out, notes = _caught(run)
@@ -134,12 +135,13 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
 
 def release_object(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str,
                    mparams: tuple, aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (),
-                   strata: tuple = (), seed: int | None = None) -> ma.Release:
+                   strata: tuple = (), seed: int | None = None, weight: str | None = None,
+                   missing: str = "keep") -> ma.Release:
     """The aggregate and release stages on a cached partition (``seed``: the shuffle's, None for a fresh one)."""
     mp = get_method("partition", method).resolve(dict(mparams))
     agg = get_method("aggregate", aggregation)
     ap = agg.resolve(dict(aparams))
-    prep = prepared(df, columns, confidential, k, keep, keys, strata)
+    prep = prepared(df, columns, confidential, k, keep, keys, strata, weight, missing)
     masked = stages.aggregate(prep, labels, agg, ap)
     return stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
                           engine_info=MEMORY.info(k), seed=seed)
@@ -151,7 +153,7 @@ def release_html(s: Setup, r: Result) -> bytes:
         warnings.simplefilter("ignore")  # said on the page already
         rel = release_object(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
                              s.agg.name, s.akey, r.labels, tuple(s.keys), tuple(s.strata),
-                             seed=r.params.get("shuffle_seed"))
+                             seed=r.params.get("shuffle_seed"), weight=s.weight, missing=s.missing)
         return ma.html_report(rel, data=s.data_expr, data_args=s.data_args).encode()
 
 
@@ -341,6 +343,13 @@ class Setup:
     aparams: dict
     eparams: dict
     dld_rule: str
+    weight: str | None = None  # the sampling-weight column (docs/methods.md §7.6)
+    missing: str = "keep"      # missing cells: keep, impute or refuse (docs/methods.md §7.1)
+
+    @property
+    def survey(self) -> bool:
+        """Sampling weights or missing cells in the masked columns: the survey release of docs/methods.md §7."""
+        return self.weight is not None or bool(self.df[self.masked].isna().to_numpy().any())
 
     @property
     def masked(self) -> list:
@@ -422,19 +431,37 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
     return df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding]
 
 
-def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[str], list[str], list[str]]:
-    """Which columns are masked, released unmasked, known to an intruder (keys) and stratified on; the rest are
-    dropped. Identifiers (``ma.identifiers``, the rule of the API and the command line) are not selected."""
+def columns_section(df: pd.DataFrame, data_expr: str):
+    """Which columns are masked, released unmasked, known to an intruder (keys) and stratified on, the sampling
+    weights and what to do with missing cells; the rest are dropped. Identifiers (``ma.identifiers``, the rule
+    of the API and the command line) are not selected."""
     numeric = [str(c) for c in df.columns
                if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
     if not numeric:
         st.error("This data has no numeric column: microaggregation needs numbers.")
         st.stop()
     ids = ma.identifiers(df)
-    columns = st.multiselect("Columns to mask", numeric, default=[c for c in numeric if c not in ids],
-                             key=f"columns:{data_expr}",
+    weight = st.selectbox("Sampling weights", [None, *numeric], key=f"weight:{data_expr}",
+                          format_func=lambda c: "none" if c is None else c,
+                          help="A survey's design weights (positive numbers): the mean and median become weighted "
+                               "and the report adds weighted metrics. Never masked; released only if you keep it "
+                               "(an exact weight can single a respondent out). docs/methods.md §7.")
+    columns = st.multiselect("Columns to mask", [c for c in numeric if c != weight],
+                             default=[c for c in numeric if c not in ids and c != weight],
+                             key=f"columns:{data_expr}:{weight}",
                              help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
                                   "left out by default and dropped: a group value of an ID is often a real ID.")
+    missing = "keep"
+    holes = int(df[columns].isna().to_numpy().sum()) if columns else 0
+    if holes:
+        missing = st.radio(f"Missing cells ({holes:,} in the masked columns)", ["keep", "impute", "refuse"],
+                           horizontal=True, key="missing",
+                           format_func={"keep": "release missing", "impute": "impute group value",
+                                        "refuse": "refuse"}.get,
+                           help="The records are microaggregated with distances over their observed attributes. "
+                                "'release missing' leaves a missing cell missing (and hides a few observed cells "
+                                "so that k rows share each missingness pattern); 'impute' releases the group "
+                                "value there. docs/methods.md §7.")
     if ids:
         st.caption("Identifiers, neither masked nor released unless you select them: "
                    + "; ".join(f"**{c}** ({why})" for c, why in ids.items()))
@@ -451,7 +478,7 @@ def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[s
                            key="stratify", disabled=not keys,
                            help="Groups never mix records with different keys, so the release stays k-anonymous "
                                 "with the keys released. Each combination needs at least k records.")
-    return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else [])
+    return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else []), weight, missing
 
 
 def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
@@ -514,14 +541,14 @@ def sidebar() -> Setup:
     with st.sidebar:
         st.header("Data")
         df, data_expr, data_args = data_section()
-        columns, keep, keys, strata = columns_section(df, data_expr)
+        columns, keep, keys, strata, weight, missing = columns_section(df, data_expr)
         st.header("Microaggregation")
         k, part, confidential, mparams = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule)
+                 eparams, dld_rule, weight, missing)
 
 
 # --------------------------------------------------------------------------- results
@@ -545,10 +572,11 @@ def compute(s: Setup) -> Result:
         wait_for_mdav()
     ekey = tuple(sorted({**s.eparams, **s.privacy}.items()))
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata))
+                              tuple(s.strata), s.missing)
     protected, in_order, report, Z, Zp, params, said = release(s.df, tuple(s.masked), tuple(s.confidential),
                                                          tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name, s.akey,
-                                                         labels, ekey, tuple(s.keys), tuple(s.strata))
+                                                         labels, ekey, tuple(s.keys), tuple(s.strata), s.weight,
+                                                         s.missing)
     return Result(labels, protected, in_order, report, Z, Zp, params, tuple(dict.fromkeys(notes + said)))
 
 
@@ -560,7 +588,7 @@ def overall(table: pd.DataFrame) -> pd.Series:
 def headline(s: Setup, r: Result) -> None:
     values = overall(r.report)
     c1, c2, c3, c4 = st.columns(4)
-    il = float(values["IL"])
+    il = float(values["IL"] if "IL" in values else values["IL (observed cells)"])
     c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
               help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is "
                    "identical (SST = 0).")
@@ -588,7 +616,7 @@ def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
         st.info(f"Kept column **{row.attribute}** is not in the k-anonymity check: if an intruder knows it, "
                 f"{tables.format_value(row.value, row.unit)} released rows become unique. Declare it a key if it "
                 "may be known.", icon="ℹ️")
-    if float(values["exact cells"]) > 0:
+    if "exact cells" in values and float(values["exact cells"]) > 0:
         st.info(f"{float(values['exact cells']):.2f} % of the masked cells are published exactly as in the original "
                 f"({float(values['exact records']):.2f} % of the records have one)"
                 + (" — the median of a group of odd size is one member's own value." if s.agg.name == "median"
@@ -961,6 +989,10 @@ def main() -> None:
             with tab:
                 if r is None:
                     st.info("Nothing to show until the problem above is fixed in the sidebar.")
+                elif s.survey and draw is not tab_release:
+                    st.info("With sampling weights or missing cells, only the Release tab is drawn: this tab "
+                            "compares methods and metrics that need complete, unweighted records (docs/methods.md "
+                            "§7). The report in the Release tab has the survey metrics.")
                 else:
                     draw(s, r)
     references()

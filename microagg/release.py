@@ -20,10 +20,11 @@ from .errors import MicroaggError
 from .io import write_csv
 from .labels import pooled_labels
 from .metrics import group_stats
-from .metrics.report import evaluate_arrays
+from .metrics.report import COLUMNS, evaluate_arrays
+from .metrics.survey import missing_rows
 from .preprocess import Standardizer, standardize
 from .registry import get_method
-from .rows import NOT_RECORD_LEVEL, column_rows, group_rows, safety_rows
+from .rows import NOT_RECORD_LEVEL, column_rows, group_rows, safety_rows, survey_rows
 from .wishes import NAMES as WISHES
 
 
@@ -64,6 +65,8 @@ class Release:
     key_classes: np.ndarray | None = field(default=None, repr=False)
     index_note: str | None = None  # what the input's index was, if it carried information
     coverage: tuple = field(default=(), repr=False)  # (kept column, records unique, in classes < k) if known
+    sampling_weights: np.ndarray | None = field(default=None, repr=False)  # one per record, input order
+    survey: dict | None = None  # with sampling weights or missing cells: their handling (docs/methods.md §7)
 
     @property
     def k(self) -> int:
@@ -101,11 +104,15 @@ class Release:
                 params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.in_input_order()[self.masked].to_numpy(dtype=np.float64)
-        Zc = standardize(self.original, self.confidential) if self.confidential else None
-        Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None
-        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
-                                key_classes=self.key_classes if self.keys else None, Xc=Xc,
-                                conf_names=self.confidential, **params)
+        if np.isnan(self.Z).any() or np.isnan(self.Zp).any():
+            table = pd.DataFrame([(m, "all", v, u, d, s) for m, v, u, d, s in
+                                  missing_rows(self.Z, self.Zp, self.sampling_weights)], columns=COLUMNS)
+        else:
+            Zc = standardize(self.original, self.confidential) if self.confidential else None
+            Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None
+            table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
+                                    key_classes=self.key_classes if self.keys else None, Xc=Xc,
+                                    conf_names=self.confidential, sampling_weights=self.sampling_weights, **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -134,6 +141,8 @@ class Release:
                 add("blocks", self.params["blocks"], "blocks", "", "microagg.partition.blocks")
             add("block size B", self.params["block_size"], "records", "", "microagg.partition.blocks")
         rows += column_rows(self.masked, self.confidential, self.dropped, self.kept)
+        if self.survey is not None:
+            rows += survey_rows(self.survey, self.params.get("sampling_weights"), self.kept)
         rows += safety_rows(self.identifiers, self.keys, self.strata, self.index_note,
                             self.params.get("keep_index", False), self.params.get("shuffle", False))
         for row in self.aggregation_report:

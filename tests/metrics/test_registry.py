@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 import microagg as ma
@@ -36,7 +37,7 @@ def test_metric_table_and_lookup():
 def test_every_registered_metric_is_computed_by_evaluate():
     df = ma.load_dataset("tarragona")
     rel = ma.microaggregate(df, 3, shuffle=False)
-    table = ma.evaluate(df, rel.protected, rel.labels)
+    table = ma.evaluate(df, rel.protected, rel.labels, sampling_weights=np.linspace(1, 2, len(df)))
     for m in registry.metrics():
         rows = table[table["metric"] == m.name]
         assert list(rows["attribute"]) == ["all", *(df.columns if m.per_attribute else [])], m.name
