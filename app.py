@@ -127,7 +127,8 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
     def run():
         rel = release_object(df, columns, confidential, keep, k, method, mparams, aggregation, aparams, labels, keys,
                              strata, weight=weight, missing=missing)
-        return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
+        report = rel.report() if rel.missing_cells else rel.report(**dict(eparams))  # §4.26 takes no options
+        return rel.protected, rel.in_input_order(), report, rel.Z, rel.Zp, rel.params
 
     out, notes = _caught(run)
     return (*out, notes)
@@ -934,8 +935,9 @@ def tab_release(s: Setup, r: Result) -> None:
     d2.download_button("Download the report (CSV)", lambda: write_csv(r.report, index=False).encode(),
                        file_name="report.csv", mime="text/csv", key="download-report")
     d3.download_button("Download the report (HTML, private)", lambda: release_html(s, r), file_name="report.html",
-                       mime="text/html", key="download-report-html",
-                       help="One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
+                       mime="text/html", key="download-report-html", disabled=s.survey,
+                       help="Complete, unweighted records only (docs/methods.md §7). " * s.survey +
+                            "One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
                             "it private, like the data.")
     st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
                "(the commands below carry its seed: keep them private, like the data). Text cells a spreadsheet "
@@ -992,7 +994,8 @@ def main() -> None:
                 elif s.survey and draw is not tab_release:
                     st.info("With sampling weights or missing cells, only the Release tab is drawn: this tab "
                             "compares methods and metrics that need complete, unweighted records (docs/methods.md "
-                            "§7). The report in the Release tab has the survey metrics.")
+                            "§7), as do the sidebar's metric options. The report in the Release tab has the survey "
+                            "metrics.")
                 else:
                     draw(s, r)
     references()

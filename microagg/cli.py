@@ -157,6 +157,10 @@ def cmd_run(args) -> int:
         print("identifiers, neither masked nor released (--identifiers to choose): "
               + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
     print_report(report, args.full)
+    if args.report and rel.survey is not None:
+        raise MicroaggError("--report (the HTML report) needs complete, unweighted records; this release has "
+                            "sampling weights or missing cells: leave --report out (the printed report has the "
+                            "survey metrics). Nothing was written.")
     if args.out:
         _write(rel, args)
     if args.report:

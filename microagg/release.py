@@ -72,6 +72,11 @@ class Release:
     def k(self) -> int:
         return self.params["k"]
 
+    @property
+    def missing_cells(self) -> bool:
+        """Whether a masked cell is missing in the original or in the release (docs/methods.md §7)."""
+        return bool(np.isnan(self.Z).any() or np.isnan(self.Zp).any())
+
     def in_input_order(self) -> pd.DataFrame:
         """The released table in the input's row order with the input's index: row i is record i's release, for
         comparing with the original. Not for publication (the order and index link rows back)."""
@@ -104,7 +109,11 @@ class Release:
                 params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.in_input_order()[self.masked].to_numpy(dtype=np.float64)
-        if np.isnan(self.Z).any() or np.isnan(self.Zp).any():
+        if self.missing_cells:
+            if set(params) - {"k"}:
+                raise MicroaggError(f"this release has missing cells: its report computes IL and DLD over the "
+                                    f"observed cells only (docs/metrics.md §4.26), which take no "
+                                    f"{sorted(set(params) - {'k'})}; leave them out.")
             table = pd.DataFrame([(m, "all", v, u, d, s) for m, v, u, d, s in
                                   missing_rows(self.Z, self.Zp, self.sampling_weights)], columns=COLUMNS)
         else:

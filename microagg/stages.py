@@ -32,7 +32,7 @@ from .errors import MicroaggError
 from .labels import check_labels, pooled_labels
 from .metrics import k_anonymity
 from .metrics.risk import exact_cells
-from .partition.missing import mdav_missing
+from .partition.missing import PATTERN_PENALTY, mdav_missing
 from .preprocess import Standardizer, check_scale, numeric_matrix
 from .preprocess import renormalize as renormalized
 from .preprocess import standardize as zscores
@@ -148,7 +148,8 @@ def partition(prep: Prepared, part: Method, params: dict,
 
 def _partition_missing(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:
     """MDAV-generic with partial distances (``partition.missing``, docs/methods.md §7.2) inside every stratum, the
-    only partition offered when a masked cell is missing."""
+    only partition offered when a masked cell is missing; with ``missing="keep"`` a mismatch of missingness adds
+    ``PATTERN_PENALTY`` per attribute (docs/methods.md §7.5)."""
     if part.name != "mdav" or params.get("variant") != "generic" or isinstance(engine, Blocks):
         raise MicroaggError(f"some masked cells are missing: only method 'mdav' (variant 'generic', memory engine) "
                             f"partitions records with missing cells (docs/methods.md §7.2), not '{part.name}'"
@@ -160,7 +161,7 @@ def _partition_missing(prep: Prepared, part: Method, params: dict, engine: Memor
     offset = 0
     for s in range(stratum.max() + 1):
         rows = np.flatnonzero(stratum == s)
-        labels[rows] = mdav_missing(prep.Z[rows], prep.k) + offset
+        labels[rows] = mdav_missing(prep.Z[rows], prep.k, PATTERN_PENALTY if prep.missing == "keep" else 0.0) + offset
         offset = labels[rows].max() + 1
     check_partition(labels, prep, part.name)
     return labels, engine.info(prep.k)

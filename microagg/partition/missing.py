@@ -3,9 +3,11 @@
 The loop of MDAV-generic (Domingo-Ferrer & Torra 2005; ``mdav.py``, docs/methods.md §2.2) with two changes:
 distances are partial distances over the attributes observed in both points, rescaled to all attributes
 (``preprocess.partial_sqdist``), and the centroid of the remaining records is, per attribute, the mean of the
-records that observe it. Ties go to the lowest row index, as in ``mdav.py``. Used by the pipeline only when a
-masked cell is missing: complete data go through the compiled engine of ``mdav.py`` unchanged. Vectorized
-numpy, O(n·d) per query, O(n²·d/k) in all, O(n·d) memory.
+records that observe it. Ties go to the lowest row index, as in ``mdav.py``. With ``mismatch`` > 0 every
+attribute observed in one point and missing in the other adds ``mismatch`` to the distance, so that records
+missing the same attributes are grouped together (fewer cells to suppress for k-anonymity, docs/methods.md
+§7.5). Used by the pipeline only when a masked cell is missing: complete data go through the compiled engine
+of ``mdav.py`` unchanged. Vectorized numpy, O(n·d) per query, O(n²·d/k) in all, O(n·d) memory.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import numpy as np
 
 from ..preprocess import partial_sqdist
 
+PATTERN_PENALTY = 10.0  # the mismatch used when missing cells are released missing (docs/methods.md §7.5)
 
-def mdav_missing(Z: np.ndarray, k: int) -> np.ndarray:
+
+def mdav_missing(Z: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:
     """Group labels (0..m-1, every group of k..2k-1 records) of MDAV-generic on z-scores ``Z`` with NaN cells:
     while at least 3k records remain, a group around r (farthest from the centroid) and one around s (farthest
     from r), each with its k-1 nearest; with 2k..3k-1 left one more group around r and the rest; with k..2k-1
@@ -29,12 +33,16 @@ def mdav_missing(Z: np.ndarray, k: int) -> np.ndarray:
     left = np.arange(n)
     group = 0
 
+    def distance(point):
+        dist = partial_sqdist(Z0[left], obs[left], point)
+        return dist + mismatch * (observed[left] != ~np.isnan(point)).sum(axis=1) if mismatch else dist
+
     def farthest(point):
-        return left[int(np.argmax(partial_sqdist(Z0[left], obs[left], point)))]
+        return left[int(np.argmax(distance(point)))]
 
     def take(r):
         nonlocal left, group
-        dist = partial_sqdist(Z0[left], obs[left], Z[r])
+        dist = distance(Z[r])
         dist[left == r] = -1.0  # the seed is in its own group even when it shares no attribute with itself
         members = left[np.argsort(dist, kind="stable")[:k]]
         labels[members] = group

@@ -31,3 +31,15 @@ def test_partial_distance_is_rescaled_and_defined_without_shared_attributes():
     assert d[0] == (1 + 4) * 3 / 2      # two shared attributes, rescaled to three
     assert d[1] == 2 * 3                # none shared: 2d
     assert d[2] == 1 * 3 / 2
+
+
+def test_the_pattern_penalty_groups_alike_patterns_and_leaves_complete_data_alone():
+    from microagg.partition.missing import PATTERN_PENALTY
+    from microagg.safety import uniform_patterns
+
+    Z = ma.standardize(ma.load_dataset("tarragona"))
+    assert np.array_equal(mdav_missing(Z, 3, PATTERN_PENALTY), mdav_missing(Z, 3))
+    Z[np.random.default_rng(0).random(Z.shape) < 0.05] = np.nan
+    hidden = [uniform_patterns(np.isnan(Z), mdav_missing(Z, 3, m), 3).sum() for m in (0.0, PATTERN_PENALTY)]
+    assert hidden[1] < hidden[0]
+    assert np.bincount(mdav_missing(Z, 3, PATTERN_PENALTY)).min() >= 3
