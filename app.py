@@ -447,11 +447,13 @@ def columns_section(df: pd.DataFrame, data_expr: str):
                           help="A survey's design weights (positive numbers): the mean and median become weighted "
                                "and the report adds weighted metrics. Never masked; released only if you keep it "
                                "(an exact weight can single a respondent out). docs/methods.md §7.")
-    columns = st.multiselect("Columns to mask", [c for c in numeric if c != weight],
-                             default=[c for c in numeric if c not in ids and c != weight],
-                             key=f"columns:{data_expr}:{weight}",
+    columns = st.multiselect("Columns to mask", numeric, default=[c for c in numeric if c not in ids and c != weight],
+                             key=f"columns:{data_expr}",
                              help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
                                   "left out by default and dropped: a group value of an ID is often a real ID.")
+    if weight in columns:
+        columns = [c for c in columns if c != weight]
+        st.caption(f"**{weight}** is the sampling-weight column: never masked, released only if kept.")
     missing = "keep"
     holes = int(df[columns].isna().to_numpy().sum()) if columns else 0
     if holes:

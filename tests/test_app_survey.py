@@ -19,6 +19,7 @@ def test_missing_cells_and_a_weight_role_give_a_survey_release():
     at = upload(survey_csv())
     assert not at.error, messages(at, "error")
     at.selectbox(key="weight:ma.read_csv('mine.csv').data").set_value("weight").run()
+    assert "sampling-weight column: never masked" in " ".join(str(c.value) for c in at.caption)
     assert not at.exception and not at.error, messages(at, "error")
     release = at.dataframe[0].value
     assert "weight" not in release.columns and release.isna().to_numpy().any()  # missing cells stay missing

@@ -123,3 +123,12 @@ def test_what_needs_complete_records_is_refused_not_ignored(tmp_path):
     assert main(["run", "--input", str(src), "--k", "3", "--out", str(tmp_path / "o.csv"),
                  "--report", str(tmp_path / "r.html")]) == 2
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("method", ["mdav", "vmdav"])
+def test_on_complete_data_the_missing_option_changes_nothing(method):
+    df = ma.load_dataset("tarragona")
+    today = ma.microaggregate(df, 3, method=method, seed=4)
+    for missing in ("impute", "refuse"):
+        same = ma.microaggregate(df, 3, method=method, seed=4, missing=missing)
+        assert same.protected.equals(today.protected) and same.params == today.params and same.survey is None
