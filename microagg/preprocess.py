@@ -212,7 +212,8 @@ def minmax_scale(X) -> np.ndarray:
 
 def partial_sqdist(Z0: np.ndarray, observed: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Squared distance of every row of ``Z0`` to the point ``y`` over the attributes observed in both, rescaled
-    to all d attributes: d / |O| · Σ_{t∈O} (z_t − y_t)², and 2d when they share none (docs/methods.md §7.2).
+    to all d attributes: d / |O| · Σ_{t∈O} (z_t − y_t)² (the partial distance of Hathaway & Bezdek 2001), and 2d
+    when they share none (docs/methods.md §7.2).
 
     ``Z0`` holds z-scores with missing cells set to 0, ``observed`` its mask of observed cells; ``y`` has NaN
     where it is missing. With no missing cell this is the squared Euclidean distance, bit for bit.

@@ -2,12 +2,13 @@
 
 The loop of MDAV-generic (Domingo-Ferrer & Torra 2005; ``mdav.py``, docs/methods.md §2.2) with two changes:
 distances are partial distances over the attributes observed in both points, rescaled to all attributes
-(``preprocess.partial_sqdist``), and the centroid of the remaining records is, per attribute, the mean of the
-records that observe it. Ties go to the lowest row index, as in ``mdav.py``. With ``mismatch`` > 0 every
-attribute observed in one point and missing in the other adds ``mismatch`` to the distance, so that records
-missing the same attributes are grouped together (fewer cells to suppress for k-anonymity, docs/methods.md
-§7.5). Used by the pipeline only when a masked cell is missing: complete data go through the compiled engine
-of ``mdav.py`` unchanged. Vectorized numpy, O(n·d) per query, O(n²·d/k) in all, O(n·d) memory.
+(Hathaway & Bezdek 2001; ``preprocess.partial_sqdist``), and the centroid of the remaining records is, per
+attribute, the mean of the records that observe it. Ties go to the lowest row index, as in ``mdav.py``. With
+``mismatch`` > 0 every attribute observed in one point and missing in the other adds ``mismatch`` to the
+distance, so that records missing the same attributes are grouped together (fewer cells to suppress for
+k-anonymity, docs/methods.md §7.5). Used by the pipeline only when a masked cell is missing: complete data go
+through the compiled engine of ``mdav.py`` unchanged. Vectorized numpy, O(n·d) per query, O(n²·d/k) in all,
+O(n·d) memory.
 """
 
 from __future__ import annotations
