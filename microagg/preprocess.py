@@ -208,19 +208,3 @@ def minmax_scale(X) -> np.ndarray:
     low = X.min(axis=0)
     span = X.max(axis=0) - low
     return np.where(span > 0, (X - low) / np.where(span > 0, span, 1.0), 0.0)
-
-
-def partial_sqdist(Z0: np.ndarray, observed: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Squared distance of every row of ``Z0`` to the point ``y`` over the attributes observed in both, rescaled
-    to all d attributes: d / |O| · Σ_{t∈O} (z_t − y_t)² (the partial distance of Hathaway & Bezdek 2001), and 2d
-    when they share none (docs/methods.md §7.2).
-
-    ``Z0`` holds z-scores with missing cells set to 0, ``observed`` its mask of observed cells; ``y`` has NaN
-    where it is missing. With no missing cell this is the squared Euclidean distance, bit for bit.
-    """
-    seen = ~np.isnan(y)
-    obs = observed[:, seen]
-    shared = obs.sum(axis=1)
-    sq = (((Z0[:, seen] - y[seen]) ** 2) * obs).sum(axis=1)
-    d = Z0.shape[1]
-    return np.where(shared > 0, sq * (d / np.maximum(shared, 1)), 2.0 * d)

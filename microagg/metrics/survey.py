@@ -7,7 +7,7 @@ variances and correlations of the release against the original's. Registered (th
 ``evaluate(..., sampling_weights=w)``). The functions take missing cells (NaN): a moment uses the observed cells
 of each attribute (a correlation the records observing both), IL the cells observed in the original, a
 released-missing cell counting as the attribute's weighted mean; DLD links with the partial distances of the
-partition (``preprocess.partial_sqdist``, docs/methods.md §7.2). ``Release.report`` computes these when cells
+partition (``partition.missing.partial_distances``, docs/methods.md §7.2). ``Release.report`` computes these when cells
 are missing, since the other metrics need complete records.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..preprocess import partial_sqdist
+from ..partition.missing import partial_distances
 from ._arrays import correlation
 from .registry import LOWER, Metric, register
 
@@ -75,12 +75,13 @@ def partial_dld(Z: np.ndarray, Zp: np.ndarray) -> float:
     """DLD (expected rule, docs/metrics.md §4.6b) with partial distances: every original record is linked to the
     released rows at the smallest partial distance from it, and counts 1/|tied| when its own row is among them.
     With no missing cell this is DLD. O(n²·d) time, O(n·d) memory."""
-    Zp = np.asarray(Zp, dtype=np.float64)
+    Z, Zp = np.asarray(Z, dtype=np.float64), np.asarray(Zp, dtype=np.float64)
     observed = ~np.isnan(Zp)
-    Zp0 = np.where(observed, Zp, 0.0)
+    Zp0, rows = np.where(observed, Zp, 0.0), np.arange(len(Zp))
     credit = 0.0
     for i in range(len(Z)):
-        dist = partial_sqdist(Zp0, observed, Z[i])
+        seen = ~np.isnan(Z[i])
+        dist = partial_distances(Zp0, observed, rows, np.where(seen, Z[i], 0.0), seen, 0.0)
         tied = np.flatnonzero(dist == dist.min())
         credit += 1.0 / len(tied) if i in tied else 0.0
     return float(100.0 * credit / len(Z))
