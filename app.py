@@ -107,21 +107,22 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
-             strata: tuple = (), cats: tuple = ()) -> stages.Prepared:
+             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep") -> stages.Prepared:
     """The roles and standardize stages of the release on the sidebar's columns; ``cats`` the categorical
-    quasi-identifiers as (column, kind, order or None) triples."""
+    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column and
+    ``missing`` what to do with missing cells (docs/methods.md §8)."""
     roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
                          strata=list(strata), ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
-                         nominal=[c for c, kind, _ in cats if kind == "nominal"])
-    return stages.standardize(df, roles, k)
+                         nominal=[c for c, kind, _ in cats if kind == "nominal"], sampling_weights=weight)
+    return stages.standardize(df, roles, k, missing)
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = (), cats: tuple = ()):
+              strata: tuple = (), cats: tuple = (), missing: str = "keep"):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
     part = get_method("partition", method)
-    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats)
+    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing)
     return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)))[0])
 
 
@@ -145,8 +146,8 @@ class Released:
         """``Release.report`` with the evaluation parameters ``eparams`` (a sorted tuple of pairs), of the
         ``metrics`` named (default: every one)."""
         key = (eparams, metrics)
-        if key not in self.reports:
-            self.reports[key] = self.rel.report(metrics=metrics, **dict(eparams))
+        if key not in self.reports:  # with missing cells the report's two metrics take no options (metrics §4.27)
+            self.reports[key] = self.rel.report(metrics=metrics, **({} if self.rel.missing_cells else dict(eparams)))
         return self.reports[key]
 
     def summary(self, eparams: tuple) -> tuple[pd.DataFrame, tuple]:
@@ -157,7 +158,7 @@ class Released:
 @st.cache_resource(show_spinner="Aggregating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (), strata: tuple = (),
-            cats: tuple = ()) -> Released:
+            cats: tuple = (), weight: str | None = None, missing: str = "keep") -> Released:
     """The aggregate and release stages on a cached partition, kept as one object for every run that shows it (a
     change of α re-solves P3M and evaluates the headline metrics only; going back to an earlier value is a cache
     hit). MicroaggError propagates."""
@@ -166,7 +167,7 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
         mp = get_method("partition", method).resolve(dict(mparams))
         agg = get_method("aggregate", aggregation)
         ap = agg.resolve(dict(aparams))
-        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats)
+        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing)
         masked = stages.aggregate(prep, labels, agg, ap)
         rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
                              engine_info=MEMORY.info(k))
@@ -387,6 +388,13 @@ class Setup:
     eparams: dict
     dld_rule: str
     cats: tuple = ()  # categorical quasi-identifiers: (column, "ordinal" or "nominal", order or None)
+    weight: str | None = None  # the sampling-weight column (docs/methods.md §8.6)
+    missing: str = "keep"      # missing cells: keep, impute or refuse (docs/methods.md §8.1)
+
+    @property
+    def survey(self) -> bool:
+        """Sampling weights or missing cells in the masked columns: the survey release of docs/methods.md §8."""
+        return self.weight is not None or bool(self.df[self.masked].isna().to_numpy().any())
 
     @property
     def masked(self) -> list:
@@ -473,20 +481,39 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
     return df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding]
 
 
-def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[str], list[str], list[str], tuple]:
+def columns_section(df: pd.DataFrame, data_expr: str):
     """Which columns are masked (numeric, and categorical with their kind), released unmasked, known to an intruder
-    (keys) and stratified on; the rest are dropped. Identifiers (``ma.identifiers``, the rule of the API and the
-    command line) are not selected."""
+    (keys) and stratified on, the sampling weights and what to do with missing cells; the rest are dropped.
+    Identifiers (``ma.identifiers``, the rule of the API and the command line) are not selected."""
     numeric = [str(c) for c in df.columns
                if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
     if not numeric:
         st.error("This data has no numeric column: microaggregation needs numbers.")
         st.stop()
     ids = ma.identifiers(df)
-    columns = st.multiselect("Columns to mask", numeric, default=[c for c in numeric if c not in ids],
+    weight = st.selectbox("Sampling weights", [None, *numeric], key=f"weight:{data_expr}",
+                          format_func=lambda c: "none" if c is None else c,
+                          help="A survey's design weights (positive numbers): the mean and median become weighted "
+                               "and the report adds weighted metrics. Never masked; released only if you keep it "
+                               "(an exact weight can single a respondent out). docs/methods.md §8.")
+    columns = st.multiselect("Columns to mask", numeric, default=[c for c in numeric if c not in ids and c != weight],
                              key=f"columns:{data_expr}",
                              help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
                                   "left out by default and dropped: a group value of an ID is often a real ID.")
+    if weight in columns:
+        columns = [c for c in columns if c != weight]
+        st.caption(f"**{weight}** is the sampling-weight column: never masked, released only if kept.")
+    missing = "keep"
+    holes = int(df[columns].isna().to_numpy().sum()) if columns else 0
+    if holes:
+        missing = st.radio(f"Missing cells ({holes:,} in the masked columns)", ["keep", "impute", "refuse"],
+                           horizontal=True, key="missing",
+                           format_func={"keep": "release missing", "impute": "impute group value",
+                                        "refuse": "refuse"}.get,
+                           help="The records are microaggregated with distances over their observed attributes. "
+                                "'release missing' leaves a missing cell missing (and hides a few observed cells "
+                                "so that k rows share each missingness pattern); 'impute' releases the group "
+                                "value there. docs/methods.md §8.")
     if ids:
         st.caption("Identifiers, neither masked nor released unless you select them: "
                    + "; ".join(f"**{c}** ({why})" for c, why in ids.items()))
@@ -504,7 +531,8 @@ def columns_section(df: pd.DataFrame, data_expr: str) -> tuple[list[str], list[s
                            key="stratify", disabled=not keys,
                            help="Groups never mix records with different keys, so the release stays k-anonymous "
                                 "with the keys released. Each combination needs at least k records.")
-    return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else []), cats
+    return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else []), cats, weight, \
+        missing
 
 
 def categories_section(df: pd.DataFrame, data_expr: str, columns: list[str], ids: dict) -> tuple:
@@ -596,7 +624,7 @@ def sidebar() -> Setup:
     with st.sidebar:
         st.header("Data")
         df, data_expr, data_args = data_section()
-        columns, keep, keys, strata, cats = columns_section(df, data_expr)
+        columns, keep, keys, strata, cats, weight, missing = columns_section(df, data_expr)
         st.header("Microaggregation")
         k, part, confidential, mparams = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
@@ -605,7 +633,7 @@ def sidebar() -> Setup:
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule, cats)
+                 eparams, dld_rule, cats, weight, missing)
 
 
 # --------------------------------------------------------------------------- results
@@ -647,9 +675,9 @@ def compute(s: Setup) -> Result:
     if s.part.name == "mdav":
         wait_for_mdav()
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata), s.cats)
+                              tuple(s.strata), s.cats, s.missing)
     held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name,
-                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats)
+                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing)
     summary, said = held.summary(s.ekey)
     return Result(labels, held, summary, s.ekey, tuple(dict.fromkeys(notes + held.notes + said)))
 
@@ -662,7 +690,7 @@ def overall(table: pd.DataFrame) -> pd.Series:
 def headline(s: Setup, r: Result) -> None:
     values = overall(r.summary)
     c1, c2, c3, c4 = st.columns(4)
-    il = float(values["IL"])
+    il = float(values["IL"] if "IL" in values else values["IL (observed cells)"])
     c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
               help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is "
                    "identical (SST = 0).")
@@ -690,7 +718,7 @@ def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
         st.info(f"Kept column **{row.attribute}** is not in the k-anonymity check: if an intruder knows it, "
                 f"{tables.format_value(row.value, row.unit)} released rows become unique. Declare it a key if it "
                 "may be known.", icon="ℹ️")
-    if float(values["exact cells"]) > 0:
+    if "exact cells" in values and float(values["exact cells"]) > 0:
         st.info(f"{float(values['exact cells']):.2f} % of the masked cells are published exactly as in the original "
                 f"({float(values['exact records']):.2f} % of the records have one)"
                 + (" — the median of a group of odd size is one member's own value." if s.agg.name == "median"
@@ -1011,8 +1039,9 @@ def tab_release(s: Setup, r: Result) -> None:
     d2.download_button("Download the report (CSV)", lambda: write_csv(report, index=False).encode(),
                        file_name="report.csv", mime="text/csv", key="download-report")
     d3.download_button("Download the report (HTML, private)", lambda: release_html(s, r), file_name="report.html",
-                       mime="text/html", key="download-report-html",
-                       help="One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
+                       mime="text/html", key="download-report-html", disabled=s.survey,
+                       help="Complete, unweighted records only (docs/methods.md §8). " * s.survey +
+                            "One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
                             "it private, like the data.")
     st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
                "(the commands below carry its seed: keep them private, like the data). Text cells a spreadsheet "
@@ -1066,6 +1095,12 @@ def main() -> None:
             with tab:
                 if r is None:
                     st.info("Nothing to show until the problem above is fixed in the sidebar.")
+                    continue
+                if s.survey and draw is not tab_release:
+                    st.info("With sampling weights or missing cells, only the Release tab is drawn: this tab "
+                            "compares methods and metrics that need complete, unweighted records (docs/methods.md "
+                            "§8), as do the sidebar's metric options. The report in the Release tab has the survey "
+                            "metrics.")
                     continue
                 try:
                     draw(s, r)

@@ -171,7 +171,7 @@ def cmd_run(args) -> int:
                              keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
                              **categories,
                              method_params=own["partition"], aggregation_params=own["aggregate"], engine=engine,
-                             **params)
+                             sampling_weights=args.sampling_weights, missing=args.missing, **params)
         report = rel.report()
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     for w in caught:
@@ -180,6 +180,10 @@ def cmd_run(args) -> int:
         print("identifiers, neither masked nor released (--identifiers to choose): "
               + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
     print_report(report, args.full)
+    if args.report and rel.survey is not None:
+        raise MicroaggError("--report (the HTML report) needs complete, unweighted records; this release has "
+                            "sampling weights or missing cells: leave --report out (the printed report has the "
+                            "survey metrics). Nothing was written.")
     if args.out:
         _write(rel, args)
     if args.report:
@@ -221,6 +225,9 @@ def _run_dask(args) -> int:
         raise MicroaggError("--renormalize is not available with --engine dask (it rescales over all records).")
     if args.no_spreadsheet_safe:
         raise MicroaggError("--no-spreadsheet-safe applies to CSV output; --engine dask writes Parquet files.")
+    if args.sampling_weights or args.missing != "keep":
+        raise MicroaggError("--sampling-weights and --missing are not available with --engine dask; use the memory "
+                            "engine.")
     data_params = _data_params(args)
     data = load_dataset(args.dataset, **data_params) if args.dataset else args.input
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
@@ -300,6 +307,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-shuffle", action="store_true", help="release the rows in the input's order (links them "
                      "to anyone holding the original's order)")
     run.add_argument("--keep-index", action="store_true", help="write the input's row labels as the first column")
+    run.add_argument("--sampling-weights", metavar="COL", help="column of sampling weights (finite, > 0): "
+                     "weighted mean/median and weighted metrics; never masked, released only with --keep COL "
+                     "(docs/methods.md §8)")
+    run.add_argument("--missing", choices=("keep", "impute", "refuse"), default="keep",
+                     help="missing cells in masked columns: keep (default: microaggregated, released missing), "
+                          "impute (released as the group value) or refuse (stop with an error)")
     run.add_argument("--k", type=int, required=True, help="minimum group size (integer >= 2)")
     run.add_argument("--method", default="mdav", help="partitioning method (see 'methods')")
     run.add_argument("--aggregation", default="mean", help="aggregation (see 'methods')")

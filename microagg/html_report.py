@@ -154,6 +154,9 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     release (None: no sweep; skipped above :data:`SWEEP_MAX_RECORDS` records or with the block engines)."""
     if not isinstance(rel, Release):
         raise MicroaggError(f"html_report needs a Release (from microaggregate); got {type(rel).__name__}.")
+    if rel.survey is not None:
+        raise MicroaggError("html_report needs complete, unweighted records (its sweep and linkage ratios); this "
+                            "release has sampling weights or missing cells (docs/methods.md §8): use rel.report().")
     if path is not None:
         check_output(path, inputs, force=force)
     data_args = list(data_args) if data_args is not None else ["--input", "data.csv"]

@@ -40,7 +40,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                    strata: Sequence[str] | None = None, shuffle: bool = True, seed: int | None = None,
                    keep_index: bool = False, engine: str | Memory | Blocks | Dask = "memory",
                    ordinal: dict | Sequence[str] | None = None, nominal: Sequence[str] | None = None,
-                   **params) -> Release | DaskRelease:
+                   sampling_weights: str | None = None, missing: str = "keep", **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
@@ -81,6 +81,14 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     continuous masked columns, and each group publishes its lower median (ordinal) or mode (nominal) category,
     always one of its members' (docs/methods.md §2.15, §3.4). Without them nothing changes.
 
+    Survey data (docs/methods.md §8): ``sampling_weights`` names the column of sampling weights (each finite and
+    > 0): never masked, released only if also in ``keep``; mean and median become the weighted mean and median
+    of every group and the report adds the weighted metrics (docs/metrics.md §4.26). ``missing`` says what to do
+    with missing cells (NaN) in masked columns: ``"keep"`` (default) microaggregates the records (MDAV-generic
+    with partial distances) and releases the missing cells missing, suppressing observed cells where needed
+    for k-anonymity (a missing cell matches only a missing cell); ``"impute"`` releases the group value there
+    instead; ``"refuse"`` stops with an error naming the column.
+
     ``engine`` chooses how the partition is computed (``microagg.engines``; README "Scaling out"):
     ``"memory"`` / ``Memory()`` runs ``method`` on all records at once (inside each stratum); ``"blocks"`` /
     ``Blocks(block_size, n_jobs, blocks)`` runs it inside blocks of at most ``block_size`` records;
@@ -104,6 +112,9 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         if ordinal or nominal:
             raise MicroaggError("the Dask engine has no heterogeneous MDAV: microaggregate ordinal or nominal "
                                 "quasi-identifiers in memory (engine='memory').")
+        if sampling_weights is not None or missing != "keep":
+            raise MicroaggError("the Dask engine takes neither sampling weights nor a missing-value option: "
+                                "use the memory engine (docs/methods.md §8).")
         if labels is not None or renormalize or keep_index:
             raise MicroaggError("the Dask engine computes its own blocks and partition, cannot renormalize and "
                                 "writes no index: leave 'labels', 'renormalize' and 'keep_index' out.")
@@ -139,9 +150,9 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         raise MicroaggError(f"'seed' seeds the shuffle of the released rows, and {clash[0].kind} '{clash[0].name}' "
                             f"takes a 'seed' too: pass that one in {'method' if clash[0] is part else 'aggregation'}"
                             "_params={'seed': ...} (then seed= is the shuffle's).")
-    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata, ordinal, nominal)
+    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata, ordinal, nominal, sampling_weights)
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
-    prep = stages.standardize(df, roles, k)
+    prep = stages.standardize(df, roles, k, missing)
     if labels is None:
         labels, engine_info = stages.partition(prep, part, mp, engine)
     else:

@@ -75,14 +75,21 @@ def _is_numeric(s: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
 
-def numeric_matrix(df: pd.DataFrame, columns: Sequence[str] | None = None, min_rows: int = 1) -> np.ndarray:
-    """Validated float64 copy of ``df[columns]``: no NaN, no infinity, at least ``min_rows`` rows."""
+def numeric_matrix(df: pd.DataFrame, columns: Sequence[str] | None = None, min_rows: int = 1,
+                   missing: bool = False) -> np.ndarray:
+    """Validated float64 copy of ``df[columns]``: no infinity, at least ``min_rows`` rows; no NaN unless
+    ``missing`` (then missing cells stay NaN, and a column with no observed value is refused)."""
     df = as_frame(df)
     cols = select_columns(df, columns)
     if len(df) == 0:
         raise MicroaggError("the data are empty (0 records).")
     X = df[cols].to_numpy(dtype=np.float64, copy=True)
-    check_finite(X, cols, index=df.index)
+    if missing:
+        empty = [c for c, seen in zip(cols, (~np.isnan(X)).any(axis=0)) if not seen]
+        if empty:
+            raise MicroaggError(f"columns {empty} have no observed value: nothing can be microaggregated in them. "
+                                "Leave them out of the masked columns.")
+    check_finite(np.where(np.isnan(X), 0.0, X) if missing else X, cols, index=df.index)
     if len(X) < min_rows:
         raise MicroaggError(
             f"the data have {len(X)} records but k = {min_rows}: a k-anonymous release needs at "
@@ -122,11 +129,17 @@ class Standardizer:
     @classmethod
     def fit(cls, X: np.ndarray) -> Standardizer:
         X = np.asarray(X, dtype=np.float64)
-        scale = np.abs(X).max(axis=0) if len(X) else np.ones(X.shape[1:])
+        if np.isnan(X).any():  # missing cells: the moments of the observed ones (docs/methods.md §8.1)
+            return cls._fit(X, np.nanmax, np.nanmean, np.nanstd)
+        return cls._fit(X, np.max, np.mean, np.std)
+
+    @classmethod
+    def _fit(cls, X, top, mean, std) -> Standardizer:
+        scale = top(np.abs(X), axis=0) if len(X) else np.ones(X.shape[1:])
         scale = np.where((scale > 0) & np.isfinite(scale), scale, 1.0)
         Xs = X / scale
-        mean = Xs.mean(axis=0) * scale
-        sd = Xs.std(axis=0) * scale
+        mean = mean(Xs, axis=0) * scale
+        sd = std(Xs, axis=0) * scale
         sd = np.where(sd > 0, sd, 1.0)
         return cls(mean=mean, sd=sd)
 
@@ -145,14 +158,16 @@ def check_scale(X: np.ndarray, names: Sequence[str], std: Standardizer) -> np.nd
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         Z = std.transform(X)
         back = std.inverse(Z)
-    top = np.abs(X).max(axis=0) if len(X) else np.zeros(X.shape[1])
+    missing = np.isnan(X)
+    top = np.nanmax(np.abs(X), axis=0) if len(X) else np.zeros(X.shape[1])
     for j, name in enumerate(names):
-        if not (np.isfinite(Z[:, j]).all() and np.isfinite(back[:, j]).all()):
+        if not (np.isfinite(Z[:, j]) | missing[:, j]).all() or not (np.isfinite(back[:, j]) | missing[:, j]).all():
             raise MicroaggError(f"column '{name}' has values up to {top[j]:.3g}: its deviations from the mean overflow "
                                 "float64 (largest about 1.8e308), so it cannot be standardized. Rescale it (e.g. "
                                 "divide by 1e10) and try again.")
-        if std.sd[j] < np.finfo(np.float64).tiny and np.ptp(X[:, j]) > 0:
-            raise MicroaggError(f"column '{name}' varies by only {np.ptp(X[:, j]):.3g}: below the smallest normal "
+        spread = np.nanmax(X[:, j]) - np.nanmin(X[:, j]) if len(X) else 0.0
+        if std.sd[j] < np.finfo(np.float64).tiny and spread > 0:
+            raise MicroaggError(f"column '{name}' varies by only {spread:.3g}: below the smallest normal "
                                 "float64 (2.2e-308), it cannot be standardized. Rescale it (e.g. multiply by 1e10) "
                                 "and try again.")
     return Z

@@ -45,6 +45,10 @@ def python_snippet(params: dict, data: str) -> str:
     for name in ("identifiers", "keys", "strata"):
         if params.get(name) is not None and (params[name] or name == "identifiers"):
             args.append(f"{name}={list(params[name])!r}")
+    if params.get("sampling_weights"):
+        args.append(f"sampling_weights={params['sampling_weights']!r}")
+    if params.get("missing", "keep") != "keep":
+        args.append(f"missing={params['missing']!r}")
     if params.get("shuffle") is False:
         args.append("shuffle=False")
     if params.get("shuffle_seed") is not None:
@@ -84,6 +88,10 @@ def cli_command(params: dict, data_args: list[str]) -> str:
     for name in ("identifiers", "keys", "strata"):
         if params.get(name) is not None and (params[name] or name == "identifiers"):
             argv += [f"--{name}", ",".join(params[name])]
+    if params.get("sampling_weights"):
+        argv += ["--sampling-weights", params["sampling_weights"]]
+    if params.get("missing", "keep") != "keep":
+        argv += ["--missing", params["missing"]]
     if params.get("shuffle") is False:
         argv.append("--no-shuffle")
     if params.get("shuffle_seed") is not None:

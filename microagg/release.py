@@ -21,10 +21,11 @@ from .errors import MicroaggError
 from .io import write_csv
 from .labels import pooled_labels
 from .metrics import group_stats
-from .metrics.report import evaluate_arrays
+from .metrics.report import COLUMNS, evaluate_arrays
+from .metrics.survey import missing_rows
 from .preprocess import Standardizer, standardize
 from .registry import get_method
-from .rows import NOT_RECORD_LEVEL, column_rows, group_rows, safety_rows
+from .rows import NOT_RECORD_LEVEL, column_rows, group_rows, safety_rows, survey_rows
 from .wishes import NAMES as WISHES
 
 
@@ -67,10 +68,17 @@ class Release:
     coverage: tuple = field(default=(), repr=False)  # (kept column, records unique, in classes < k) if known
     categories: Categories | None = field(default=None, repr=False)  # ordinal and nominal quasi-identifiers
     category_codes: np.ndarray | None = field(default=None, repr=False)  # their released codes, input order
+    sampling_weights: np.ndarray | None = field(default=None, repr=False)  # one per record, input order
+    survey: dict | None = None  # with sampling weights or missing cells: their handling (docs/methods.md §8)
 
     @property
     def k(self) -> int:
         return self.params["k"]
+
+    @property
+    def missing_cells(self) -> bool:
+        """Whether a masked cell is missing in the original or in the release (docs/methods.md §8)."""
+        return bool(np.isnan(self.Z).any() or np.isnan(self.Zp).any())
 
     def in_input_order(self) -> pd.DataFrame:
         """The released table in the input's row order with the input's index: row i is record i's release, for
@@ -106,12 +114,20 @@ class Release:
                 params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)
         Xp = self.in_input_order()[self.masked].to_numpy(dtype=np.float64)
-        Zc = standardize(self.original, self.confidential) if self.confidential else None
-        Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None
-        table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
-                                key_classes=self.key_classes if self.keys else None, Xc=Xc,
-                                conf_names=self.confidential, categories=self._categories(), metrics=metrics,
-                                **params)
+        if self.missing_cells:
+            if set(params) - {"k"}:
+                raise MicroaggError(f"this release has missing cells: its report computes IL and DLD over the "
+                                    f"observed cells only (docs/metrics.md §4.27), which take no "
+                                    f"{sorted(set(params) - {'k'})}; leave them out.")
+            table = pd.DataFrame([(m, "all", v, u, d, s) for m, v, u, d, s in
+                                  missing_rows(self.Z, self.Zp, self.sampling_weights)], columns=COLUMNS)
+        else:
+            Zc = standardize(self.original, self.confidential) if self.confidential else None
+            Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None
+            table = evaluate_arrays(X, Xp, self.Z, self.Zp, self.masked, self.labels, Zc=Zc,
+                                    key_classes=self.key_classes if self.keys else None, Xc=Xc,
+                                    conf_names=self.confidential, categories=self._categories(),
+                                    sampling_weights=self.sampling_weights, metrics=metrics, **params)
         rows = []
 
         def add(metric, value, unit="", direction="", source="", attribute="all"):
@@ -145,6 +161,8 @@ class Release:
                             self.confidential, self.dropped, self.kept)
         for c, order in ({} if cats is None else cats.orders()).items():
             add("ordinal order", " < ".join(map(str, order)), "", "", "microagg.categories", attribute=c)
+        if self.survey is not None:
+            rows += survey_rows(self.survey, self.params.get("sampling_weights"), self.kept)
         rows += safety_rows(self.identifiers, self.keys, self.strata, self.index_note,
                             self.params.get("keep_index", False), self.params.get("shuffle", False))
         for row in self.aggregation_report:

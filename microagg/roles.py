@@ -27,6 +27,7 @@ class Roles:
     strata: list[str]
     ordinal: dict = field(default_factory=dict)  # masked ordinal column -> its order (None: natural sort)
     nominal: list[str] = field(default_factory=list)  # masked nominal columns
+    sampling_weights: str | None = None  # never masked; released only if in ``kept`` (docs/methods.md §8.6)
 
 
 def _names(df: pd.DataFrame, given, what: str) -> list[str]:
@@ -45,7 +46,7 @@ def _names(df: pd.DataFrame, given, what: str) -> list[str]:
 
 
 def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None, keys=None, strata=None,
-                 ordinal=None, nominal=None) -> Roles:
+                 ordinal=None, nominal=None, sampling_weights=None) -> Roles:
     """The columns of ``df`` by role, checked: each column in one role, masked ones numeric, at least one masked.
 
     ``ordinal`` (column -> order, or names taking the natural sort) and ``nominal`` name categorical
@@ -53,16 +54,19 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
     in no other role. ``columns`` then names the continuous quasi-identifiers only.
 
     Identifiers (given, or detected by ``safety.identifiers`` when ``identifiers`` is None) are neither masked
-    nor released; a detected one named in ``columns``, ``keep``, ``keys``, ``strata`` or ``confidential`` is
-    the user's choice and no longer one. Keys are released unmasked. By default the masked columns are the
-    numeric columns in no other role. ``df`` may be an empty frame with the data's dtypes (the Dask engine).
+    nor released; a detected one named in ``columns``, ``keep``, ``keys``, ``strata``, ``confidential`` or
+    ``sampling_weights`` is the user's choice and no longer one. The sampling-weight column is never masked
+    and is released only if listed in ``keep`` (docs/methods.md §8.6). Keys are released unmasked. By default
+    the masked columns are the numeric columns in no other role. ``df`` may be an empty frame with the data's
+    dtypes (the Dask engine).
     """
     conf = _confidential(df, confidential)
     keys, strata = _names(df, keys, "keys"), _names(df, strata, "strata")
     ordinal, nominal = spec(ordinal, nominal)
     cats = _names(df, list(ordinal), "ordinal") + _names(df, nominal, "nominal")
     keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
-    chosen = set(conf) | set(keys) | set(strata) | set(keep) | set(cats) | \
+    weight = _weight_column(df, sampling_weights, columns, conf, strata, identifiers)
+    chosen = set(conf) | set(keys) | set(strata) | set(keep) | set(cats) | ({weight} if weight else set()) | \
         (set([columns] if isinstance(columns, str) else map(str, columns)) if columns is not None else set())
     ids = chosen_identifiers(df, identifiers)
     if identifiers is None:
@@ -74,7 +78,7 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
                                 "release ('columns', 'keep', 'keys', 'strata' or 'confidential'); list each once.")
     masked = select_columns(df, columns) if columns is not None else \
         [c for c in select_columns(df, None) if c not in conf and c not in ids and c not in keys
-         and c not in strata and c not in keep and c not in cats]
+         and c not in strata and c not in keep and c not in cats and c != weight]
     both = [c for c in masked if c in conf]
     if both:
         raise MicroaggError(f"columns {both} are listed both in 'columns' (quasi-identifiers, masked) and in "
@@ -106,7 +110,42 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
         raise MicroaggError(f"columns {masked_strata} are both masked and strata: a stratum column is released "
                             "unmasked (list it in 'keys') or not at all.")
     kept = keep + [c for c in keys if c not in keep]
-    return Roles(masked, conf, kept, names, ids, keys, strata, ordinal, nominal)
+    return Roles(masked, conf, kept, names, ids, keys, strata, ordinal, nominal, weight)
+
+
+def _weight_column(df: pd.DataFrame, name, columns, conf: list[str], strata: list[str], identifiers) -> str | None:
+    """The sampling-weight column, checked: one column of the data, in no role that masks it, stratifies on it or
+    withholds it as an identifier."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise MicroaggError(f"sampling_weights names one column (a string); got {name!r}.")
+    (name,) = _names(df, [name], "sampling_weights")
+    masked = [columns] if isinstance(columns, str) else list(map(str, columns or []))
+    ids = [identifiers] if isinstance(identifiers, str) else list(map(str, identifiers or []))
+    for role, cols in (("columns (masked)", masked), ("confidential", conf), ("strata", strata),
+                       ("identifiers", ids)):
+        if name in cols:
+            raise MicroaggError(f"column '{name}' is the sampling-weight column and also listed in '{role}': a weight "
+                                "is never masked; list it only in 'sampling_weights' (and in 'keep' to release it).")
+    return name
+
+
+def sampling_weights(df: pd.DataFrame, name: str | None) -> np.ndarray | None:
+    """The sampling weights of column ``name`` (None without), refused unless every one is a finite number > 0."""
+    if name is None:
+        return None
+    s = df[name]
+    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+        raise MicroaggError(f"sampling-weight column '{name}' is not numeric ({s.dtype}): weights are positive "
+                            "numbers.")
+    w = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+    if len(bad):
+        raise MicroaggError(f"sampling-weight column '{name}' has {len(bad)} value(s) that are not finite numbers > 0; "
+                            f"the first, at row {df.index[bad[0]]!r}, is {w[bad[0]]!r}. Every record needs a "
+                            "positive weight.")
+    return w
 
 
 def _confidential(df: pd.DataFrame, confidential) -> list[str]:

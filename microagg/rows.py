@@ -47,3 +47,20 @@ def safety_rows(identifiers: dict, keys, strata, index_note, keep_index: bool, s
         rows.append(report_row("input index", f"{what}: released (keep_index=True)" if keep_index else
                                f"{what}: not released (keep_index=True would release it)", source="release"))
     return rows
+
+
+def survey_rows(survey: dict, weight_column: str | None, kept) -> list[dict]:
+    """Report rows on the sampling weights and the missing cells of a release (docs/methods.md §8)."""
+    src = "docs/methods.md §7"
+    rows = [report_row("sampling weights", "none" if weight_column is None else
+                       f"{weight_column}: " + ("released unchanged (keep); an exact weight can single a respondent "
+                                               "out" if weight_column in kept else "not released"),
+                       source="docs/methods.md §8.6")]
+    if survey["missing cells"] or survey["released missing"]:
+        rows += [report_row("missing cells (masked columns)", survey["missing cells"], "cells", source=src),
+                 report_row("missing cells", "imputed by the group value" if survey["missing"] == "impute" else
+                            "released missing", source="docs/methods.md §8.1"),
+                 report_row("imputed cells", survey["imputed cells"], "cells", source="docs/methods.md §8.1"),
+                 report_row("observed cells suppressed for k-anonymity", survey["suppressed cells"], "cells",
+                            "lower is better", "docs/methods.md §8.5")]
+    return rows

@@ -105,3 +105,31 @@ def permutation(n: int, seed) -> tuple[np.ndarray, int]:
     elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise MicroaggError(f"seed must be a non-negative integer; got {seed!r}.")
     return np.random.default_rng(int(seed)).permutation(n), int(seed)
+
+
+def uniform_patterns(missing: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """The cells to release as missing so that every group's rows fall into missingness patterns of at least k
+    rows (docs/methods.md §8.5): ``missing`` (n x d) the missing cells, ``labels`` the groups (each of >= k).
+
+    In a group, while some pattern is shared by fewer than k members, the smallest such class (the first in
+    the sorted order of patterns on a tie) is merged with the class that costs the fewest cells to suppress
+    (both take the union of their patterns; ties to the first class). The number of classes falls by one each
+    time, so at worst the whole group shares one pattern; only observed cells are ever added.
+    """
+    out = np.asarray(missing, dtype=bool).copy()
+    mixed = np.flatnonzero(out.any(axis=1))
+    for g in np.unique(labels[mixed]):
+        rows = np.flatnonzero(labels == g)
+        P = out[rows]
+        while True:
+            pats, inverse, counts = np.unique(P, axis=0, return_inverse=True, return_counts=True)
+            inverse = inverse.reshape(-1)
+            if counts.min() >= k:
+                break
+            a = int(np.argmin(counts))
+            cost = counts[a] * (pats & ~pats[a]).sum(axis=1) + counts * (pats[a] & ~pats).sum(axis=1)
+            cost[a] = np.iinfo(np.int64).max
+            b = int(np.argmin(cost))
+            P[(inverse == a) | (inverse == b)] = pats[a] | pats[b]
+        out[rows] = P
+    return out

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .aggregate.categorical import nominal_mode, ordinal_median
+from .aggregate.survey import weighted_group_values
 from .categories import NOMINAL, ORDINAL, Categories, encode
 from .engines import MEMORY, Blocks, Memory
 from .errors import MicroaggError
@@ -34,20 +35,24 @@ from .labels import check_labels, pooled_labels
 from .metrics import k_anonymity
 from .metrics.risk import exact_cells
 from .partition.heterogeneous import mdav_heterogeneous
+from .partition.missing import PATTERN_PENALTY, mdav_missing
 from .preprocess import Standardizer, check_scale, numeric_matrix
 from .preprocess import renormalize as renormalized
 from .preprocess import standardize as zscores
 from .registry import Method, get_method
 from .release import Release
-from .roles import Roles, stratum_ids
-from .safety import class_ids, key_codes, meaningful_index, permutation
+from .roles import Roles, sampling_weights, stratum_ids
+from .safety import class_ids, key_codes, meaningful_index, permutation, uniform_patterns
+
+MISSING = ("keep", "impute", "refuse")  # what to do with missing cells in masked columns (docs/methods.md §8.1)
 
 
 @dataclass(frozen=True)
 class Prepared:
     """The data with its column roles checked, the masked columns in original units (``X``) and z-scores
-    (``Z``, the original's mean and population sd), the stratum of every record (None without strata) and the
-    categorical quasi-identifiers as codes (None without any)."""
+    (``Z``, the original's mean and population sd; NaN where a cell is missing), the stratum of every record
+    (None without strata), the categorical quasi-identifiers as codes (None without any), the sampling weights
+    (None without) and what to do with missing cells (``MISSING``)."""
 
     df: pd.DataFrame
     roles: Roles
@@ -57,6 +62,13 @@ class Prepared:
     Z: np.ndarray
     stratum: np.ndarray | None
     cats: Categories | None = None
+    weights: np.ndarray | None = None
+    missing: str = "refuse"
+
+    @property
+    def survey(self) -> bool:
+        """Sampling weights or missing cells: partitioned and aggregated by the survey kernels (docs/methods.md §8)."""
+        return self.weights is not None or bool(np.isnan(self.X).any())
 
 
 @dataclass(frozen=True)
@@ -72,19 +84,28 @@ class Masked:
     name: str
     renormalized: bool
     codes: np.ndarray | None = None
+    survey: dict | None = None  # with weights or missing cells: what the release records about them
 
 
-def standardize(df: pd.DataFrame, roles: Roles, k: int) -> Prepared:
-    """The masked columns as a finite matrix of at least ``k`` rows, standardized (a column too large for float64
-    arithmetic refused), the strata (each of at least ``k`` records) and the categorical quasi-identifiers'
-    codes (an ordinal order taken from the natural sort is a warning)."""
-    X = numeric_matrix(df, roles.masked, min_rows=k)
+def standardize(df: pd.DataFrame, roles: Roles, k: int, missing: str = "refuse") -> Prepared:
+    """The masked columns as a matrix of at least ``k`` rows, finite or, unless ``missing="refuse"``, missing
+    (NaN), standardized (a column too large for float64 arithmetic refused), the strata (each of at least ``k``
+    records), the categorical quasi-identifiers' codes (an ordinal order taken from the natural sort is a
+    warning) and the sampling weights (each finite and > 0)."""
+    if missing not in MISSING:
+        raise MicroaggError(f"missing must be one of {MISSING}; got {missing!r}.")
+    X = numeric_matrix(df, roles.masked, min_rows=k, missing=missing != "refuse")
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
     cats = encode(df, roles.ordinal, roles.nominal)
+    if cats is not None and np.isnan(X).any():
+        raise MicroaggError("missing cells in the continuous quasi-identifiers cannot be combined with ordinal or "
+                            "nominal ones yet: heterogeneous MDAV needs every cell (docs/methods.md §8.7). Fill "
+                            "them, drop those records, or leave the categorical columns out.")
     for note in cats.notes if cats is not None else ():
         warnings.warn(note, stacklevel=3)
-    return Prepared(df, roles, k, X, std, Z, stratum_ids(df, roles.strata, k), cats)
+    return Prepared(df, roles, k, X, std, Z, stratum_ids(df, roles.strata, k), cats=cats,
+                    weights=sampling_weights(df, roles.sampling_weights), missing=missing)
 
 
 def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> tuple[dict, dict]:
@@ -135,6 +156,8 @@ def partition(prep: Prepared, part: Method, params: dict,
     if prep.cats is not None:
         return _heterogeneous(prep, part, params, engine)
     Z, d = (prep.X if part.extras.get("original_units") else prep.Z), prep.Z.shape[1]
+    if np.isnan(Z).any():
+        return _partition_missing(prep, part, params, engine)
     if part.uses_roles:
         conf = prep.roles.confidential
         Zc = zscores(prep.df, conf) if conf else np.empty((len(Z), 0))
@@ -164,6 +187,25 @@ def _heterogeneous(prep: Prepared, part: Method, params: dict, engine: Memory | 
         offset = int(labels[rows].max()) + 1
     check_partition(labels, prep, part.name)
     return labels, {**engine.info(prep.k), "distance": "heterogeneous (Domingo-Ferrer & Torra 2005)"}
+def _partition_missing(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:
+    """MDAV-generic with partial distances (``partition.missing``, docs/methods.md §8.2) inside every stratum, the
+    only partition offered when a masked cell is missing; with ``missing="keep"`` a mismatch of missingness adds
+    ``PATTERN_PENALTY`` per attribute (docs/methods.md §8.5)."""
+    if part.name != "mdav" or params.get("variant") != "generic" or isinstance(engine, Blocks):
+        raise MicroaggError(f"some masked cells are missing: only method 'mdav' (variant 'generic', memory engine) "
+                            f"partitions records with missing cells (docs/methods.md §8.2), not '{part.name}'"
+                            f"{' with ' + repr(params.get('variant')) if part.name == 'mdav' else ''}"
+                            f"{' on blocks' if isinstance(engine, Blocks) else ''}. Use it, or missing='refuse' "
+                            "and fill the cells yourself.")
+    stratum = np.zeros(len(prep.Z), dtype=np.int64) if prep.stratum is None else prep.stratum
+    labels = np.empty(len(prep.Z), dtype=np.int64)
+    offset = 0
+    for s in range(stratum.max() + 1):
+        rows = np.flatnonzero(stratum == s)
+        labels[rows] = mdav_missing(prep.Z[rows], prep.k, PATTERN_PENALTY if prep.missing == "keep" else 0.0) + offset
+        offset = labels[rows].max() + 1
+    check_partition(labels, prep, part.name)
+    return labels, engine.info(prep.k)
 
 
 def check_partition(labels: np.ndarray, prep: Prepared, method: str) -> None:
@@ -189,6 +231,8 @@ def aggregate(prep: Prepared, labels: np.ndarray, agg: Method, params: dict, ren
     (:func:`release_values`). An aggregation registered ``original_units=True`` (the Laplace mechanism, whose
     bounds and noise are in the data's units) works on the original values and returns the released values
     themselves; the masked z-scores are then theirs, standardized with the original's mean and sd."""
+    if prep.survey:
+        return _aggregate_survey(prep, labels, agg, params, renormalize)
     hook = agg.extras.get("with_report")
     if agg.extras.get("original_units"):
         if renormalize:
@@ -228,10 +272,39 @@ def release_values(X: np.ndarray, Zp: np.ndarray, labels: np.ndarray, agg: Metho
     ``Zp`` is destandardized."""
     if not (exact and agg.group_local):
         return std.inverse(Zp)
-    top = np.abs(X).max(axis=0) if len(X) else np.zeros(X.shape[1])
-    risky = top * max(len(X), 1) > np.finfo(np.float64).max / 4
-    scale = np.where(risky, top, 1.0)
+    scale = _overflow_scale(X)
     return agg.func(X / scale, labels, **params) * scale
+
+
+def _overflow_scale(X: np.ndarray) -> np.ndarray:
+    """1 per column, or its largest magnitude for a column whose group sums could overflow float64."""
+    top = np.nanmax(np.abs(X), axis=0) if len(X) else np.zeros(X.shape[1])
+    risky = top * max(len(X), 1) > np.finfo(np.float64).max / 4
+    return np.where(risky, top, 1.0)
+
+
+def _aggregate_survey(prep: Prepared, labels: np.ndarray, agg: Method, params: dict, renormalize: bool) -> Masked:
+    """Weighted mean or median over the observed members of every group (``aggregate.survey``, docs/methods.md
+    §8.3-8.4), in original units as exactly as ``release_values``; then the missing cells: imputed by the group
+    value (``missing="impute"``) or kept missing, with observed cells suppressed until every group's missingness
+    patterns are each shared by at least k members (``safety.uniform_patterns``, docs/methods.md §8.5)."""
+    weighted = "sampling weights" if prep.weights is not None else "missing cells"
+    if agg.name not in ("mean", "median"):
+        raise MicroaggError(f"aggregation '{agg.name}' cannot take {weighted}: use 'mean' or 'median' "
+                            "(docs/methods.md §8.7).")
+    if renormalize or labels.ndim != 1:
+        raise MicroaggError(f"{weighted}: renormalize and per-attribute partitions are not supported "
+                            "(docs/methods.md §8.7).")
+    Zp = weighted_group_values(prep.Z, labels, agg.name, prep.weights)
+    scale = _overflow_scale(prep.X)
+    V = weighted_group_values(prep.X / scale, labels, agg.name, prep.weights) * scale
+    missing = np.isnan(prep.X)
+    hidden = uniform_patterns(missing, labels, prep.k) if prep.missing == "keep" else np.isnan(V)
+    Zp[hidden], V[hidden] = np.nan, np.nan
+    survey = {"missing": prep.missing, "missing cells": int(missing.sum()),
+              "suppressed cells": int((hidden & ~missing).sum()),
+              "imputed cells": int((missing & ~hidden).sum()), "released missing": int(hidden.sum())}
+    return Masked(Zp, V, (), agg.name, False, category_values(prep.cats, labels), survey)
 
 
 def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, method_params: dict,
@@ -261,7 +334,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                       f"the keys and masked columns ({anonymity['records_in_small_classes']} records in classes "
                       f"smaller than k). Microaggregate inside strata of the keys (strata={roles.keys}) to keep "
                       "it; see the report.", stacklevel=3)
-    _warn_exact_median(masked.name, labels, prep.X, V)
+    _warn_exact_median(masked.name, labels, prep.X, V, masked.survey is not None)
 
     names, cols, conf, keep = roles.names, roles.masked, roles.confidential, roles.kept
     categorical = [] if cats is None else cats.names
@@ -278,7 +351,8 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
               "renormalize": masked.renormalized, "confidential": conf,
               "identifiers": list(roles.identifiers) if identifiers_given else None, "keys": roles.keys,
               "strata": roles.strata, "shuffle": bool(shuffle), "shuffle_seed": seed, "keep_index": bool(keep_index),
-              **engine_info, **method_params, **aggregation_params}
+              **engine_info, **method_params, **aggregation_params,
+              **({"sampling_weights": roles.sampling_weights, "missing": prep.missing} if masked.survey else {})}
     if cats is not None:
         params.update(ordinal=cats.orders(), nominal=[cats.names[j] for j in cats.columns(NOMINAL)])
     dropped = [c for c in names if c not in cols and c not in keep and c not in conf and c not in categorical]
@@ -289,7 +363,8 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                    identifiers=roles.identifiers, keys=roles.keys, strata=roles.strata, key_classes=class_ids(codes),
                    index_note=meaningful_index(df), categories=cats, category_codes=codes_p,
                    coverage=tuple(_coverage(df, codes, V if codes_p is None else np.column_stack([V, codes_p]), kept,
-                                            k)))
+                                            k)),
+                   sampling_weights=prep.weights, survey=masked.survey)
 
 
 def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:
@@ -319,11 +394,15 @@ def _coverage(df: pd.DataFrame, codes: np.ndarray, V: np.ndarray, uncovered: lis
         yield c, int((size == 1).sum()), int((size < k).sum())
 
 
-def _warn_exact_median(aggregation: str, labels: np.ndarray, X: np.ndarray, V: np.ndarray) -> None:
-    """The median of a group of odd size is one member's own value: say how many cells are published exactly."""
-    if aggregation != "median" or not (np.bincount(pooled_labels(labels)) % 2).any():
+def _warn_exact_median(aggregation: str, labels: np.ndarray, X: np.ndarray, V: np.ndarray, survey: bool) -> None:
+    """The median of a group of odd size (a weighted median: of any size) is one member's own value: say how many
+    cells are published exactly."""
+    if aggregation != "median" or not (survey or (np.bincount(pooled_labels(labels)) % 2).any()):
         return
-    cells, records = exact_cells(X, V)
+    same = X == V  # a missing cell equals nothing
+    cells, records = (100.0 * same.mean(), 100.0 * same.any(axis=1).mean()) if survey else exact_cells(X, V)
+    if not cells:
+        return
     warnings.warn(f"median aggregation with groups of odd size publishes one member's own value: {cells:.1f} % of "
                   f"the masked cells equal their original ({records:.1f} % of the records have at least one); see "
                   "'exact cells' in the report, or use the mean.", stacklevel=4)

@@ -34,7 +34,6 @@ def messages(at: AppTest, kind: str) -> str:
     (b"a,a\n1,2\n3,4\n", "duplicate column names ['a']"),
     ("größe,b\n1,2\n3,4\n".encode("latin-1"), "not valid utf-8"),
     (b"name,city\nann,x\nbob,y\n", "no numeric column"),
-    (b"a,b\n1,2\n,4\n5,6\n7,8\n9,1\n", "missing (NaN)"),
 ])
 def test_bad_uploads_are_one_message(content, expected):
     at = upload(content)

@@ -201,7 +201,7 @@ CLI_ERRORS = [
     (["--input", "{d}/header.csv", "--k", "2"], "no records"),
     (["--input", "{d}/dup.csv", "--k", "2"], "duplicate column names"),
     (["--input", "{d}/text.csv", "--k", "2"], "no numeric column"),
-    (["--input", "{d}/nan.csv", "--k", "2"], "missing"),
+    (["--input", "{d}/nan.csv", "--k", "2", "--missing", "refuse"], "missing"),
     (["--input", "{d}/inf.csv", "--k", "2"], "infinite"),
     (["--input", "{d}/latin.csv", "--k", "2"], "--encoding latin-1"),
     (["--input", "{d}/good.csv", "--k", "2", "--encoding", "nope"], "unknown encoding"),

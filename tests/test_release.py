@@ -91,7 +91,7 @@ def test_bad_input(kwargs, fragment):
 def test_bad_values_and_shapes():
     df = pd.DataFrame({"a": [1.0, np.nan, 3, 4], "b": [1.0, 2, 3, 4]})
     with pytest.raises(ma.MicroaggError, match="'a'.*NaN"):
-        ma.microaggregate(df, 2)
+        ma.microaggregate(df, 2, missing="refuse")
     with pytest.raises(ma.MicroaggError, match="empty"):
         ma.microaggregate(df.iloc[:0], 2)
     with pytest.raises(ma.MicroaggError, match="duplicate column names"):

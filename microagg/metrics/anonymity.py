@@ -31,12 +31,17 @@ def size_stats(sizes, k: int | None = None) -> dict:
 def k_anonymity(values, k: int) -> dict:
     """Equivalence classes of the released rows on the key columns ``values`` (exact equality).
 
+    A missing cell (NaN) matches only a missing cell (docs/metrics.md §4.13): rows are in one class when they
+    are equal on every observed cell and missing on the same columns.
+
     Returns the smallest class size, the number of classes, the number and share
     of records in classes smaller than ``k``, and whether the release is k-anonymous.
     """
     V = np.asarray(values)
     if V.ndim == 1:
         V = V[:, None]
+    if V.dtype.kind == "f" and np.isnan(V).any():
+        V = np.column_stack([np.where(np.isnan(V), 0.0, V), np.isnan(V)])
     _, counts = np.unique(V, axis=0, return_counts=True)
     small = counts < k
     at_risk = int(counts[small].sum())

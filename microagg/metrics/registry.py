@@ -37,10 +37,11 @@ NEEDS = {
     "linkage": "every record linked to its nearest masked record: all records at once, not sums over blocks",
     "metrics": "values of other metrics",
     "categories": "original and released categories of ordinal or nominal quasi-identifiers",
+    "sampling weights": "the sampling weight of every record (a survey's design weights)",
 }
 # The computing modules, in the order of the evaluation table's rows.
 MODULES = ("utility", "categorical", "analysis", "probabilistic", "gil", "groups", "risk", "disclosure", "attribute",
-           "inference", "privacy", "scores", "significance")
+           "inference", "privacy", "scores", "significance", "survey")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     *WISHES,
@@ -175,16 +176,17 @@ class Context:
     None), ``params`` (:func:`resolve`), ``Zc`` (z-scores of confidential columns released unchanged) and
     ``key_classes`` (the class of every record on key columns released unmasked), ``Xc`` and ``conf_names`` (the
     original values and names of those confidential columns), ``categories`` (names, kinds, original codes,
-    released codes, number of categories of the ordinal and nominal quasi-identifiers, or None), all validated by
-    the caller.
+    released codes, number of categories of the ordinal and nominal quasi-identifiers, or None) and ``weights`` (the
+    sampling weights, or None), all validated by the caller.
     """
 
     def __init__(self, X: np.ndarray, Xp: np.ndarray, Z: np.ndarray, Zp: np.ndarray, names: list[str],
                  labels: np.ndarray | None, params: dict, Zc: np.ndarray | None = None, key_classes=None,
-                 Xc: np.ndarray | None = None, conf_names: list[str] | None = None, categories=None):
+                 Xc: np.ndarray | None = None, conf_names: list[str] | None = None, categories=None, weights=None):
         self.categories = categories
         self.X, self.Xp, self.Z, self.Zp, self.names, self.labels = X, Xp, Z, Zp, names, labels
         self.params, self.Zc, self.key_classes, self.Xc, self.conf_names = params, Zc, key_classes, Xc, conf_names
+        self.weights = weights
         self.n, self.d = X.shape
         self._shared: dict[str, Any] = {}
         self._results: dict[int, dict] = {}
@@ -201,8 +203,11 @@ class Context:
         return self.value("SST") == 0
 
     def applies(self, comp: Computation) -> bool:
-        """Whether these inputs have what ``comp`` needs (the partition, one labelling, categories)."""
+        """Whether these inputs have what ``comp`` needs (the partition, one labelling, categories, sampling
+        weights)."""
         if "categories" in comp.needs and self.categories is None:
+            return False
+        if "sampling weights" in comp.needs and self.weights is None:
             return False
         if comp.needs & {"labels", "one labelling"} and self.labels is None:
             return False

@@ -47,7 +47,8 @@ def _frames(original, protected) -> tuple[np.ndarray, np.ndarray, list[str]]:
     return numeric_matrix(orig, names), numeric_matrix(prot, names), names
 
 
-def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **params) -> pd.DataFrame:
+def evaluate(original, protected, labels=None, *, per_attribute: bool = True, sampling_weights=None,
+             **params) -> pd.DataFrame:
     """Utility, risk, privacy, combined scores and the sign test of a protected data set, one row each.
 
     ``original`` and ``protected`` hold the same records in the same order, in original units
@@ -58,16 +59,17 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, **
     (``microagg.metrics.registry.PARAMS``): the wishes delta, relative, w, weights, w_seed (SL; as in
     ``microagg.wishes``), p (SDID, ID), keys (RLD),
     confidential (SSE_i), si_weight (SI of Oommen & Fayyoumi 2010), k (every group of ``labels`` must have at
-    least k records). ``per_attribute=False`` keeps only the "all" rows.
+    least k records). ``per_attribute=False`` keeps only the "all" rows. ``sampling_weights`` (one positive
+    weight per record) adds the weighted metrics (docs/metrics.md §4.26).
     """
     X, Xp, names = _frames(original, protected)
     std = Standardizer.fit(X)
     return evaluate_arrays(X, Xp, std.transform(X), std.transform(Xp), names, labels,
-                           per_attribute=per_attribute, **params)
+                           per_attribute=per_attribute, sampling_weights=sampling_weights, **params)
 
 
 def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, Xc=None, conf_names=None,
-            categories=None, **params) -> Context:
+            categories=None, sampling_weights=None, **params) -> Context:
     """The inputs of :func:`evaluate_arrays`, checked, as a :class:`~microagg.metrics.registry.Context` whose
     ``value(name)`` computes one registered metric (and only the work it needs)."""
     prm = resolve(params)
@@ -82,11 +84,18 @@ def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, Xc=N
         labels = check_labels(labels, n, prm["k"], d=d)
     elif prm["k"] is not None:
         raise MicroaggError("'k' checks the group sizes of 'labels': pass the labels too (or leave k out).")
-    return Context(X, Xp, Z, Zp, names, labels, prm, Zc, key_classes, Xc, conf_names, categories)
+    if sampling_weights is not None:
+        sampling_weights = np.asarray(sampling_weights, dtype=np.float64)
+        if sampling_weights.shape != (n,) or not (np.isfinite(sampling_weights) & (sampling_weights > 0)).all():
+            raise MicroaggError(f"sampling_weights must be one finite weight > 0 per record ({n}); got "
+                                f"{sampling_weights.shape[0] if sampling_weights.ndim else 'a scalar'} values or a "
+                                "weight that is not positive.")
+    return Context(X, Xp, Z, Zp, names, labels, prm, Zc, key_classes, Xc, conf_names, categories, sampling_weights)
 
 
 def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = True, Zc=None, key_classes=None,
-                    Xc=None, conf_names=None, categories=None, metrics=None, **params) -> pd.DataFrame:
+                    Xc=None, conf_names=None, categories=None, sampling_weights=None, metrics=None,
+                    **params) -> pd.DataFrame:
     """The table of :func:`evaluate` from arrays: ``X``, ``Xp`` in original units, ``Z``, ``Zp`` their z-scores
     (the original's mean and population sd), ``names`` the columns. ``Release.report`` calls it with the
     release's own z-scores, so its metrics are computed before the released values are rounded, and with
@@ -99,7 +108,7 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     attribute it names. ``metrics``: the names of the metrics to compute (their rows only, the same values),
     default every one."""
     ctx = context(X, Xp, Z, Zp, names, labels, Zc=Zc, key_classes=key_classes, Xc=Xc, conf_names=conf_names,
-                  categories=categories, **params)
+                  categories=categories, sampling_weights=sampling_weights, **params)
     wanted = None if metrics is None else {get_metric(name).name for name in
                                            ([metrics] if isinstance(metrics, str) else metrics)}
     rows = []

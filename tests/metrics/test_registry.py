@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 import microagg as ma
@@ -36,7 +37,7 @@ def test_metric_table_and_lookup():
 def test_every_registered_metric_is_computed_by_evaluate():
     df = ma.load_dataset("tarragona")
     rel = ma.microaggregate(df, 3, shuffle=False)
-    table = ma.evaluate(df, rel.protected, rel.labels)
+    table = ma.evaluate(df, rel.protected, rel.labels, sampling_weights=np.linspace(1, 2, len(df)))
     numeric = [m for m in registry.metrics() if "categories" not in m.needs]  # no categorical column here
     for m in numeric:
         rows = table[table["metric"] == m.name]

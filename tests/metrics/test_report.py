@@ -19,7 +19,7 @@ def census_release():
 
 def test_every_registered_metric_is_reported_with_its_description(census_release):
     df, rel = census_release
-    table = ma.evaluate(df, rel.protected, rel.labels)
+    table = ma.evaluate(df, rel.protected, rel.labels, sampling_weights=np.ones(len(df)))  # the weighted ones too
     assert list(table.columns) == ["metric", "attribute", "value", "unit", "direction", "source"]
     assert set(table["metric"]) == {m.name for m in registry.metrics() if "categories" not in m.needs}
     for row in table.itertuples():

@@ -1,0 +1,30 @@
+"""The dashboard with an uploaded survey file (AppTest): missing cells are microaggregated (or refused, on
+request), a sampling-weight column is chosen in the column roles, and the Release tab shows the survey report."""
+
+import numpy as np
+import pandas as pd
+
+from tests.test_app_inputs import messages, upload
+
+
+def survey_csv() -> bytes:
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(50, 10, size=(40, 3)).round(1), columns=["income", "age", "tax"])
+    df = df.mask(rng.random(df.shape) < 0.1)
+    df["weight"] = rng.uniform(1, 9, 40).round(2)
+    return df.to_csv(index=False).encode()
+
+
+def test_missing_cells_and_a_weight_role_give_a_survey_release():
+    at = upload(survey_csv())
+    assert not at.error, messages(at, "error")
+    at.selectbox(key="weight:ma.read_csv('mine.csv').data").set_value("weight").run()
+    assert "sampling-weight column: never masked" in " ".join(str(c.value) for c in at.caption)
+    assert not at.exception and not at.error, messages(at, "error")
+    release = at.dataframe[0].value
+    assert "weight" not in release.columns and release.isna().to_numpy().any()  # missing cells stay missing
+    text = " ".join(str(c.value) for c in at.code)
+    assert "sampling_weights='weight'" in text and "--sampling-weights weight" in text
+    assert [m.value for m in at.metric][-1] == "yes"  # k-anonymous, missing matching only missing
+    at.radio(key="missing").set_value("refuse").run()
+    assert "non-finite" in messages(at, "error")
