@@ -28,6 +28,7 @@ from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import breaches
 from microagg.metrics.risk import RULE_TITLES, RULES
+from microagg.partition.igd import REFINEMENTS, check_refine
 from microagg.registry import Method, Param, get_method, methods
 from microagg.roles import column_roles
 from microagg.wishes import NAMES as WISHES
@@ -109,23 +110,23 @@ def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = ()):
+              strata: tuple = (), refine: str = "none"):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
     part = get_method("partition", method)
     prep = prepared(df, columns, confidential, k, strata=strata)
-    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)))[0])
+    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)), MEMORY, refine)[0])
 
 
 @st.cache_data(show_spinner="Aggregating and evaluating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, eparams: tuple = (), keys: tuple = (),
-            strata: tuple = ()):
+            strata: tuple = (), refine: str = "none"):
     """The aggregate, release and report stages on a cached partition: the published table, the same in input
     order (for the plots), the report, Z, Z', the parameters and the warnings said on the way."""
 
     def run():
         rel = release_object(df, columns, confidential, keep, k, method, mparams, aggregation, aparams, labels, keys,
-                             strata)
+                             strata, refine=refine)
         return rel.protected, rel.in_input_order(), rel.report(**dict(eparams)), rel.Z, rel.Zp, rel.params
 
     out, notes = _caught(run)
@@ -134,15 +135,16 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
 
 def release_object(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str,
                    mparams: tuple, aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (),
-                   strata: tuple = (), seed: int | None = None) -> ma.Release:
-    """The aggregate and release stages on a cached partition (``seed``: the shuffle's, None for a fresh one)."""
+                   strata: tuple = (), seed: int | None = None, refine: str = "none") -> ma.Release:
+    """The aggregate and release stages on a cached partition (``seed``: the shuffle's, None for a fresh one;
+    ``refine``: the refinement the partition had, recorded)."""
     mp = get_method("partition", method).resolve(dict(mparams))
     agg = get_method("aggregate", aggregation)
     ap = agg.resolve(dict(aparams))
     prep = prepared(df, columns, confidential, k, keep, keys, strata)
     masked = stages.aggregate(prep, labels, agg, ap)
     return stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
-                          engine_info=MEMORY.info(k), seed=seed)
+                          engine_info={**MEMORY.info(k), "refine": refine}, seed=seed)
 
 
 def release_html(s: Setup, r: Result) -> bytes:
@@ -151,7 +153,7 @@ def release_html(s: Setup, r: Result) -> bytes:
         warnings.simplefilter("ignore")  # said on the page already
         rel = release_object(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
                              s.agg.name, s.akey, r.labels, tuple(s.keys), tuple(s.strata),
-                             seed=r.params.get("shuffle_seed"))
+                             seed=r.params.get("shuffle_seed"), refine=s.refine)
         return ma.html_report(rel, data=s.data_expr, data_args=s.data_args).encode()
 
 
@@ -341,6 +343,7 @@ class Setup:
     aparams: dict
     eparams: dict
     dld_rule: str
+    refine: str = "none"
 
     @property
     def masked(self) -> list:
@@ -467,7 +470,16 @@ def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
                                            "shape the groups (diverse, or t-close). The other masked columns are "
                                            "the quasi-identifiers.")
     mparams = parameter_widgets(part, f"p-{part.name}", max(1, len(columns) - len(confidential)))
-    return k, part, confidential, mparams
+    try:
+        refinable, why = check_refine("igd", part) == "igd", ""
+    except ma.MicroaggError as exc:
+        refinable, why = False, f" Not available here: {exc}"
+    refine = st.selectbox("Refinement", REFINEMENTS if refinable else ("none",), key="refine",
+                          format_func={"none": "none", "igd": "IGD (iterative group decomposition)"}.get,
+                          help="IGD moves records between the method's groups wherever the SSE falls and splits "
+                               "groups of 2k or more; never worse, every group k..2k−1 (Khomnotai, Lin, Peng & "
+                               "Samanta 2018; docs/methods.md §2.17)." + why)
+    return k, part, confidential, mparams, refine
 
 
 def aggregation_section(n: int, d: int):
@@ -516,12 +528,12 @@ def sidebar() -> Setup:
         df, data_expr, data_args = data_section()
         columns, keep, keys, strata = columns_section(df, data_expr)
         st.header("Microaggregation")
-        k, part, confidential, mparams = method_section(df, data_expr, columns)
+        k, part, confidential, mparams, refine = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule)
+                 eparams, dld_rule, refine)
 
 
 # --------------------------------------------------------------------------- results
@@ -545,10 +557,10 @@ def compute(s: Setup) -> Result:
         wait_for_mdav()
     ekey = tuple(sorted({**s.eparams, **s.privacy}.items()))
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata))
+                              tuple(s.strata), s.refine)
     protected, in_order, report, Z, Zp, params, said = release(s.df, tuple(s.masked), tuple(s.confidential),
                                                          tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name, s.akey,
-                                                         labels, ekey, tuple(s.keys), tuple(s.strata))
+                                                         labels, ekey, tuple(s.keys), tuple(s.strata), s.refine)
     return Result(labels, protected, in_order, report, Z, Zp, params, tuple(dict.fromkeys(notes + said)))
 
 
@@ -707,7 +719,7 @@ def tab_aggregation(s: Setup, r: Result) -> None:
             # the same arguments as the main release for the selected aggregation: a cache hit
             _, prot_m, rep_m, _, Zp_m, _, _ = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k,
                                                    s.part.name, s.mkey, m.name, ap, r.labels, ekey, tuple(s.keys),
-                                                   tuple(s.strata))
+                                                   tuple(s.strata), s.refine)
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")
             continue

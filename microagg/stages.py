@@ -31,6 +31,7 @@ from .errors import MicroaggError
 from .labels import check_labels, pooled_labels
 from .metrics import k_anonymity
 from .metrics.risk import exact_cells
+from .partition.igd import check_refine
 from .preprocess import Standardizer, check_scale, numeric_matrix
 from .preprocess import renormalize as renormalized
 from .preprocess import standardize as zscores
@@ -112,19 +113,22 @@ def resolve_methods(method: str, aggregation: str, params: dict, method_params: 
             agg.resolve({**ap, **(aggregation_params or {})}))
 
 
-def partition(prep: Prepared, part: Method, params: dict,
-              engine: Memory | Blocks = MEMORY) -> tuple[np.ndarray, dict]:
-    """Labels of the partitioner ``part`` (validated ``params``) on the masked z-scores, computed by ``engine``,
-    and what the release records about the engine. A method that uses roles also gets the confidential
-    columns' z-scores, appended after the masked ones, and their positions as ``confidential``."""
+def partition(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks = MEMORY,
+              refine: str = "none") -> tuple[np.ndarray, dict]:
+    """Labels of the partitioner ``part`` (validated ``params``) on the masked z-scores, computed by ``engine``
+    and refined by ``refine`` ("igd": docs/methods.md §2.17, inside every block or stratum; refused after a
+    method whose guarantee it would break), and what the release records about the engine and the refinement.
+    A method that uses roles also gets the confidential columns' z-scores, appended after the masked ones, and
+    their positions as ``confidential``."""
+    refine = check_refine(refine, part)
     Z, d = prep.Z, prep.Z.shape[1]
     if part.uses_roles:
         conf = prep.roles.confidential
         Zc = zscores(prep.df, conf) if conf else np.empty((len(Z), 0))
         Z, params = np.hstack([Z, Zc]), {**params, "confidential": list(range(d, d + len(conf)))}
-    labels, info = engine.partition(part, Z, prep.k, params, prep.stratum, np.arange(d))
+    labels, info = engine.partition(part, Z, prep.k, params, prep.stratum, np.arange(d), refine)
     check_partition(np.asarray(labels), prep, part.name)
-    return np.asarray(labels), info
+    return np.asarray(labels), {**info, "refine": refine}
 
 
 def check_partition(labels: np.ndarray, prep: Prepared, method: str) -> None:
