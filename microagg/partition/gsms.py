@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import register
+from .mhm import in_range
 
 
 @njit(cache=True, nogil=True)
@@ -106,4 +107,4 @@ def gsms_kernel(Z, k):
 )
 def gsms(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 (in order of selection) of GSMS on standardized ``Z``."""
-    return gsms_kernel(Z, k)
+    return gsms_kernel(in_range(Z), k)

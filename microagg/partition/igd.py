@@ -30,7 +30,7 @@ from ..checks import check_k
 from ..errors import MicroaggError
 from ..labels import check_labels
 from ..registry import Method, partition_input
-from .mhm import farthest
+from .mhm import farthest, in_range
 
 MARGIN = 1e-12
 REFINEMENTS = ("none", "igd")
@@ -186,6 +186,7 @@ def sse(Z: np.ndarray, labels: np.ndarray) -> float:
 def refined(Z: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
     """IGD on validated input (``labels`` consecutive ids, every group >= k): labels numbered by their group's
     first record, never of higher SSE than ``labels``."""
+    Z = in_range(Z)
     before = sse(Z, labels)
     out = igd_kernel(Z, labels.astype(np.int64), k, MARGIN * sse(Z, np.zeros(len(Z), np.int64)))
     _, first, inverse = np.unique(out, return_index=True, return_inverse=True)

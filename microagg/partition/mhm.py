@@ -21,6 +21,14 @@ from ..registry import Param, register
 from .optimal import hm_breaks
 
 TWO_OPT_MARGIN = 1e-12  # a 2-opt move must shorten the path by more than this share of the two edges it removes
+LARGE = 2.0 ** 255  # above this magnitude a sum of squared differences could overflow
+
+
+def in_range(Z: np.ndarray) -> np.ndarray:
+    """``Z``, or ``Z`` times a power of two (exact) when its largest magnitude exceeds ``LARGE``: squared
+    distances then cannot overflow, and every comparison of them is the same as on ``Z``."""
+    top = float(np.abs(Z).max()) if Z.size else 0.0
+    return Z if top <= LARGE else Z * 2.0 ** -np.frexp(top)[1]
 
 
 @njit(cache=True, nogil=True)
@@ -151,4 +159,4 @@ def mhm_kernel(Z, k, improve):
 )
 def mhm(Z, k: int, two_opt: bool = False) -> np.ndarray:
     """Group labels 0..m-1 (along the path) of MHM on standardized ``Z``: groups of k..2k-1 records."""
-    return mhm_kernel(Z, k, two_opt)
+    return mhm_kernel(in_range(Z), k, two_opt)

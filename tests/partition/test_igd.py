@@ -109,3 +109,13 @@ def test_bad_labels_get_one_message():
         igd_refine(Z, [0, 0, 1, 1, 1, 1], 3)
     with pytest.raises(ma.MicroaggError, match="one entry per record"):
         igd_refine(Z, np.zeros((6, 2), int), 3)
+
+
+@pytest.mark.parametrize("method", ["mhm", "gsms"])
+def test_huge_values_give_the_labels_of_the_same_data_scaled(method):
+    # squared distances of values near 1e200 overflow float64; a power-of-two rescaling keeps every comparison
+    Z = np.random.default_rng(1).normal(size=(40, 3))
+    func = ma.registry.get_method("partition", method).func
+    labels = func(Z, 3)
+    assert np.array_equal(func(Z * 2.0 ** 660, 3), labels)
+    assert np.array_equal(igd_refine(Z * 2.0 ** 660, labels, 3), igd_refine(Z, labels, 3))
