@@ -29,6 +29,7 @@ from microagg.io import read_csv, write_csv
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import breaches
 from microagg.metrics.risk import RULE_TITLES, RULES
+from microagg.partition.igd import REFINEMENTS, check_refine
 from microagg.registry import Method, Param, get_method, methods
 from microagg.roles import column_roles
 from microagg.wishes import NAMES as WISHES
@@ -119,11 +120,11 @@ def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = (), cats: tuple = (), missing: str = "keep"):
+              strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none"):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
     part = get_method("partition", method)
     prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing)
-    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)))[0])
+    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)), MEMORY, refine)[0])
 
 
 # the report's metrics on every page (the headline, its caveats) and in the Aggregation tab's table; the others are
@@ -158,10 +159,10 @@ class Released:
 @st.cache_resource(show_spinner="Aggregating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (), strata: tuple = (),
-            cats: tuple = (), weight: str | None = None, missing: str = "keep") -> Released:
+            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none") -> Released:
     """The aggregate and release stages on a cached partition, kept as one object for every run that shows it (a
     change of α re-solves P3M and evaluates the headline metrics only; going back to an earlier value is a cache
-    hit). MicroaggError propagates."""
+    hit). MicroaggError propagates. ``refine``: the refinement the partition had, recorded."""
 
     def run():
         mp = get_method("partition", method).resolve(dict(mparams))
@@ -170,7 +171,7 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
         prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing)
         masked = stages.aggregate(prep, labels, agg, ap)
         rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
-                             engine_info=MEMORY.info(k))
+                             engine_info={**MEMORY.info(k), "refine": refine})
         return rel, rel.in_input_order()
 
     (rel, in_order), notes = _caught(run)
@@ -395,6 +396,7 @@ class Setup:
     def survey(self) -> bool:
         """Sampling weights or missing cells in the masked columns: the survey release of docs/methods.md §8."""
         return self.weight is not None or bool(self.df[self.masked].isna().to_numpy().any())
+    refine: str = "none"
 
     @property
     def masked(self) -> list:
@@ -577,7 +579,16 @@ def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
                                            "the quasi-identifiers.")
     mparams = parameter_widgets(part, f"p-{part.name}", max(1, len(columns) - len(confidential)),
                                 shared=st.session_state.get("aggregation"))
-    return k, part, confidential, mparams
+    try:
+        refinable, why = check_refine("igd", part) == "igd", ""
+    except ma.MicroaggError as exc:
+        refinable, why = False, f" Not available here: {exc}"
+    refine = st.selectbox("Refinement", REFINEMENTS if refinable else ("none",), key="refine",
+                          format_func={"none": "none", "igd": "IGD (iterative group decomposition)"}.get,
+                          help="IGD moves records between the method's groups wherever the SSE falls and splits "
+                               "groups of 2k or more; never worse, every group k..2k−1 (Khomnotai, Lin, Peng & "
+                               "Samanta 2018; docs/methods.md §2.18)." + why)
+    return k, part, confidential, mparams, refine
 
 
 def aggregation_section(n: int, d: int):
@@ -626,14 +637,14 @@ def sidebar() -> Setup:
         df, data_expr, data_args = data_section()
         columns, keep, keys, strata, cats, weight, missing = columns_section(df, data_expr)
         st.header("Microaggregation")
-        k, part, confidential, mparams = method_section(df, data_expr, columns)
+        k, part, confidential, mparams, refine = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
         shared = {p.name for p in part.params if p.shared} & {p.name for p in agg.params if p.shared}
         mparams = {**mparams, **{name: aparams[name] for name in shared}}  # one value, typed once (the DP bounds)
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule, cats, weight, missing)
+                 eparams, dld_rule, cats, weight, missing, refine)
 
 
 # --------------------------------------------------------------------------- results
@@ -675,9 +686,9 @@ def compute(s: Setup) -> Result:
     if s.part.name == "mdav":
         wait_for_mdav()
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata), s.cats, s.missing)
+                              tuple(s.strata), s.cats, s.missing, s.refine)
     held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name,
-                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing)
+                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing, s.refine)
     summary, said = held.summary(s.ekey)
     return Result(labels, held, summary, s.ekey, tuple(dict.fromkeys(notes + held.notes + said)))
 
@@ -835,7 +846,7 @@ def tab_aggregation(s: Setup, r: Result) -> None:
         try:
             # the same arguments as the main release for the selected aggregation: a cache hit
             held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
-                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats)
+                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats, refine=s.refine)
             summary, _ = held.summary(s.ekey)
         except ma.MicroaggError as exc:
             st.warning(f"{m.title}: {exc}")

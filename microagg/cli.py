@@ -25,6 +25,7 @@ from .errors import MicroaggError
 from .html_report import html_report
 from .io import check_output, read_csv
 from .partition.blocks import DEFAULT_BLOCK_SIZE
+from .partition.igd import REFINEMENTS
 from .pipeline import microaggregate
 from .registry import get_method, methods
 from .reproduce import REPRODUCIBLE, summary
@@ -137,6 +138,8 @@ def cmd_run(args) -> int:
     if args.engine == "dask" and (args.ordinal or args.nominal):
         raise MicroaggError("--ordinal and --nominal need heterogeneous MDAV, which runs in memory: not with --engine "
                             "dask.")
+    if args.engine == "dask" and args.refine != "none":
+        raise MicroaggError("--refine needs the memory or blocks engine, not --engine dask.")
     if args.engine == "dask":
         return _run_dask(args)
     data_params = _data_params(args)
@@ -171,7 +174,7 @@ def cmd_run(args) -> int:
                              keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
                              **categories,
                              method_params=own["partition"], aggregation_params=own["aggregate"], engine=engine,
-                             sampling_weights=args.sampling_weights, missing=args.missing, **params)
+                             sampling_weights=args.sampling_weights, missing=args.missing, refine=args.refine, **params)
         report = rel.report()
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     for w in caught:
@@ -335,6 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "directions and sources), not only the overall values")
     run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "
                      "once; blocks: inside blocks of at most --block-size records; dask: blocks on a Dask cluster")
+    run.add_argument("--refine", choices=REFINEMENTS, default="none", help="igd: refine the method's groups by "
+                     "iterative group decomposition, moving records where the SSE falls (docs/methods.md §2.18)")
     run.add_argument("--block-size", type=int, help=f"records per block, at least 2k (default {DEFAULT_BLOCK_SIZE})")
     run.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (default: a LocalCluster "
                      "on this machine)")

@@ -23,6 +23,7 @@ import numpy as np
 from .checks import check_int
 from .errors import MicroaggError
 from .partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
+from .partition.igd import refined
 from .registry import Method
 from .safety import class_ids
 
@@ -38,12 +39,17 @@ class Memory:
         return {"engine": self.name}
 
     def partition(self, part: Method, Z: np.ndarray, k: int, params: dict, stratum: np.ndarray | None,
-                  split: np.ndarray) -> tuple[np.ndarray, dict]:
-        """Labels of ``part`` on ``Z`` (its columns ``split`` are the masked ones), and what to record."""
+                  split: np.ndarray, refine: str = "none") -> tuple[np.ndarray, dict]:
+        """Labels of ``part`` on ``Z`` (its columns ``split`` are the masked ones), refined by ``refine`` (checked
+        against ``part``: ``partition.igd.check_refine``) inside every stratum, and what to record."""
         if stratum is None:
-            return part.func(Z, k, **params), self.info(k)
+            labels = part.func(Z, k, **params)
+            if refine != "none":
+                labels = refined(np.ascontiguousarray(Z[:, split]), np.asarray(labels), k)
+            return labels, self.info(k)
         size = max(2 * k, int(np.bincount(stratum).max()))
-        return block_partition(Z, k, part.name, block_size=size, blocks=stratum, **params), self.info(k)
+        return block_partition(Z, k, part.name, block_size=size, blocks=stratum, refine=refine, **params), \
+            self.info(k)
 
 
 @dataclass(frozen=True)
@@ -68,12 +74,13 @@ class Blocks:
         return {"engine": self.name, "block_size": self.size(k)}
 
     def partition(self, part: Method, Z: np.ndarray, k: int, params: dict, stratum: np.ndarray | None,
-                  split: np.ndarray) -> tuple[np.ndarray, dict]:
+                  split: np.ndarray, refine: str = "none") -> tuple[np.ndarray, dict]:
         B = self.size(k)
         outer = self.blocks if stratum is None or self.blocks is None else \
             class_ids(np.column_stack([self.blocks, stratum]))
         blocks = split_blocks(Z[:, split], k, B, blocks=stratum if outer is None else outer)
-        labels = block_partition(Z, k, part.name, block_size=B, n_jobs=self.n_jobs, blocks=blocks, **params)
+        labels = block_partition(Z, k, part.name, block_size=B, n_jobs=self.n_jobs, blocks=blocks, refine=refine,
+                                 **params)
         return labels, {**self.info(k), "blocks": int(blocks.max()) + 1}
 
 

@@ -180,7 +180,8 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
               ("aggregation", f"{aggregation.title} ({aggregation.name})")]
     params += [(f"{q.name} ({method.name})", p[q.name]) for q in method.params if q.name in p]
     params += [(f"{q.name} ({aggregation.name})", p[q.name]) for q in aggregation.params if q.name in p]
-    params += [("renormalize", p.get("renormalize", False)), ("engine", p.get("engine", "memory"))]
+    params += [("renormalize", p.get("renormalize", False)), ("engine", p.get("engine", "memory")),
+               ("refine", p.get("refine", "none"))]
     seeds = [("shuffle of the released rows", p.get("shuffle_seed") if p.get("shuffle") else "not shuffled")]
     seeds += [(f"{q.name} of {kind.name}", p[q.name]) for kind in (method, aggregation) for q in kind.params
               if "seed" in q.name and q.name in p]

@@ -19,6 +19,7 @@ from .checks import check_k
 from .engines import Blocks, Dask, Memory, engine_of
 from .errors import MicroaggError
 from .io import read_csv
+from .partition.igd import REFINEMENTS
 from .preprocess import as_frame
 from .registry import get_method
 from .release import Release
@@ -40,7 +41,8 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                    strata: Sequence[str] | None = None, shuffle: bool = True, seed: int | None = None,
                    keep_index: bool = False, engine: str | Memory | Blocks | Dask = "memory",
                    ordinal: dict | Sequence[str] | None = None, nominal: Sequence[str] | None = None,
-                   sampling_weights: str | None = None, missing: str = "keep", **params) -> Release | DaskRelease:
+                   sampling_weights: str | None = None, missing: str = "keep", refine: str = "none",
+                   **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
@@ -95,6 +97,11 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     ``Dask(out, ...)`` is ``microagg.scale.microaggregate_dask``: ``data`` may also be a path, glob pattern or
     list of CSV or Parquet files or a dask DataFrame, the release is written as Parquet files to the directory
     ``out`` and a ``scale.DaskRelease`` is returned.
+
+    ``refine="igd"`` refines the partition of ``method`` by iterative group decomposition (Khomnotai, Lin, Peng &
+    Samanta 2018; docs/methods.md §2.18): records move between groups only where the SSE falls, every group keeps
+    k..2k−1 records, inside every block and stratum; it is refused after a method whose guarantee it would break
+    (per-attribute groups, groups chosen for the confidential columns) and with ``labels``. The release records it.
     """
     engine = engine_of(engine)
     settings = sorted(set(params) & set(ENGINE_SETTINGS))
@@ -106,6 +113,12 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     if labels is not None and method is None and (method_params or set(params) - _aggregation_names(aggregation)):
         raise MicroaggError("method parameters were given with labels= but no method=: name the method that made "
                             "the labels, or leave its parameters out.")
+    if refine not in REFINEMENTS:
+        raise MicroaggError(f"refine must be one of {', '.join(map(repr, REFINEMENTS))}; got {refine!r}.")
+    if refine != "none" and (labels is not None or isinstance(engine, Dask)):
+        raise MicroaggError(f"refine={refine!r} refines a partition computed here by the memory or blocks engine: "
+                            "not with labels= (refine them with microagg.partition.igd_refine) nor with the Dask "
+                            "engine.")
     if isinstance(engine, Dask):
         from .scale import microaggregate_dask
 
@@ -154,9 +167,9 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
     prep = stages.standardize(df, roles, k, missing)
     if labels is None:
-        labels, engine_info = stages.partition(prep, part, mp, engine)
+        labels, engine_info = stages.partition(prep, part, mp, engine, refine)
     else:
-        engine_info = engine.info(k)
+        engine_info = {**engine.info(k), "refine": "none"}
         labels = np.asarray(labels)
         stages.check_partition(labels, prep, "given labels" if given else part.name)
     masked = stages.aggregate(prep, labels, agg, ap, renormalize)

@@ -57,6 +57,8 @@ def python_snippet(params: dict, data: str) -> str:
         args.append("keep_index=True")
     if params.get("engine", "memory") != "memory":
         args.append(f"engine=ma.engines.Blocks(block_size={params['block_size']!r})")
+    if params.get("refine", "none") != "none":
+        args.append(f"refine={params['refine']!r}")
     arrays = _arrays(params)
     given = {n: f"{n}_values" if n in arrays else repr(v) for n, v in _arguments(params).items()}
     args += [f"{n}={v}" for n, v in given.items() if n not in RELEASE_OPTIONS]
@@ -100,6 +102,8 @@ def cli_command(params: dict, data_args: list[str]) -> str:
         argv.append("--keep-index")
     if params.get("engine", "memory") != "memory":
         argv += ["--engine", params["engine"], "--block-size", str(params["block_size"])]
+    if params.get("refine", "none") != "none":
+        argv += ["--refine", params["refine"]]
     arrays = _arrays(params)
     for n, v in _arguments(params).items():
         if n not in arrays:

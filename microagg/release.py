@@ -150,6 +150,8 @@ class Release:
             add("kept column not in the k-anonymity check: records unique if it is known", unique, "records",
                 lower, f"{small} records in classes < k with {col} known; declare it in 'keys' (and 'strata') "
                 "to cover it", attribute=col)
+        if self.params.get("refine", "none") != "none":
+            add("refinement", self.params["refine"], "", "", "docs/methods.md §2.18")
         if self.params.get("engine", "memory") == "blocks":
             add("engine", "blocks", "", "", "README, Scaling out")
             if "blocks" in self.params:

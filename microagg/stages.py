@@ -35,6 +35,7 @@ from .labels import check_labels, pooled_labels
 from .metrics import k_anonymity
 from .metrics.risk import exact_cells
 from .partition.heterogeneous import mdav_heterogeneous
+from .partition.igd import check_refine
 from .partition.missing import PATTERN_PENALTY, mdav_missing
 from .preprocess import Standardizer, check_scale, numeric_matrix
 from .preprocess import renormalize as renormalized
@@ -146,13 +147,20 @@ def resolve_methods(method: str, aggregation: str, params: dict, method_params: 
             agg.resolve({**ap, **(aggregation_params or {})}))
 
 
-def partition(prep: Prepared, part: Method, params: dict,
-              engine: Memory | Blocks = MEMORY) -> tuple[np.ndarray, dict]:
-    """Labels of the partitioner ``part`` (validated ``params``) on the masked z-scores, computed by ``engine``,
-    and what the release records about the engine. A method that uses roles also gets the confidential
-    columns' z-scores, appended after the masked ones, and their positions as ``confidential``. A method registered
-    ``original_units=True`` (insensitive MDAV, whose order is fixed by bounds given in the data's units) gets the
-    masked columns in their original units instead of z-scores."""
+def partition(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks = MEMORY,
+              refine: str = "none") -> tuple[np.ndarray, dict]:
+    """Labels of the partitioner ``part`` (validated ``params``) on the masked z-scores, computed by ``engine``
+    and refined by ``refine`` ("igd": docs/methods.md §2.18, inside every block or stratum; refused after a
+    method whose guarantee it would break), and what the release records about the engine and the refinement.
+    A method that uses roles also gets the confidential columns' z-scores, appended after the masked ones, and
+    their positions as ``confidential``. A method registered ``original_units=True`` (insensitive MDAV, whose
+    order is fixed by bounds given in the data's units) gets the masked columns in their original units instead
+    of z-scores."""
+    refine = check_refine(refine, part)
+    if refine != "none" and (prep.cats is not None or np.isnan(prep.Z).any()):
+        raise MicroaggError(f"refine={refine!r} moves records by the SSE of complete numeric columns: it cannot follow "
+                            "the partition of ordinal or nominal quasi-identifiers or of records with missing cells. "
+                            "Leave refine out.")
     if prep.cats is not None:
         return _heterogeneous(prep, part, params, engine)
     Z, d = (prep.X if part.extras.get("original_units") else prep.Z), prep.Z.shape[1]
@@ -162,9 +170,9 @@ def partition(prep: Prepared, part: Method, params: dict,
         conf = prep.roles.confidential
         Zc = zscores(prep.df, conf) if conf else np.empty((len(Z), 0))
         Z, params = np.hstack([Z, Zc]), {**params, "confidential": list(range(d, d + len(conf)))}
-    labels, info = engine.partition(part, Z, prep.k, params, prep.stratum, np.arange(d))
+    labels, info = engine.partition(part, Z, prep.k, params, prep.stratum, np.arange(d), refine)
     check_partition(np.asarray(labels), prep, part.name)
-    return np.asarray(labels), info
+    return np.asarray(labels), {**info, "refine": refine}
 
 
 def _heterogeneous(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:

@@ -100,3 +100,20 @@ def test_snippet_for_an_uploaded_file_imports_pandas_and_writes_no_index(tmp_pat
     monkeypatch.chdir(tmp_path)
     exec(code, {})  # noqa: S102 - the snippet is ours; a fresh scope, as when pasted into a new session
     assert (tmp_path / "release.csv").read_text() == rel.to_csv(None)
+
+
+def test_recipes_carry_the_refinement(tmp_path, monkeypatch):
+    rel = ma.microaggregate(ma.load_dataset("synthetic", n=300, seed=5), 3, method="gsms", refine="igd")
+    code = recipe.python_snippet(rel.params, "ma.load_dataset('synthetic', n=300, seed=5)")
+    assert "refine='igd'" in code
+    argv = shlex.split(recipe.cli_command(rel.params, ["--dataset", "synthetic", "--data-param", "n=300",
+                                                       "--data-param", "seed=5"]))
+    assert argv[argv.index("--refine") + 1] == "igd"
+    monkeypatch.chdir(tmp_path)
+    scope = {}
+    exec(code, scope)  # noqa: S102 - the snippet is ours
+    pd.testing.assert_frame_equal(scope["rel"].protected, rel.protected)
+    (tmp_path / "release.csv").unlink()
+    assert main(argv[3:]) == 0
+    out = pd.read_csv(tmp_path / "release.csv")
+    assert (out.to_numpy() == rel.protected.to_numpy()).all()

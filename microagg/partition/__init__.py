@@ -25,6 +25,7 @@ from .pfcm import pcaes, pfcm, select_pfcm
 # isort: split
 # Not a registered method: runs any of the above inside blocks (the block and Dask engines of microaggregate).
 from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
+from .igd import igd_refine  # IGD, the refinement of any partition (microaggregate's refine="igd")
 
 # isort: split
 # The thread setting of the compiled partitioners (threads.set_threads, threads.use_threads, MICROAGG_THREADS).
@@ -38,5 +39,5 @@ discover(__name__, __path__)
 
 __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
-           "diverse_groups", "pfcm", "pcaes", "select_pfcm", "block_partition", "split_blocks", "DEFAULT_BLOCK_SIZE",
-           "threads"]
+           "diverse_groups", "pfcm", "pcaes", "select_pfcm", "igd_refine", "block_partition", "split_blocks",
+           "DEFAULT_BLOCK_SIZE", "threads"]

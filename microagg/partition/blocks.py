@@ -32,6 +32,7 @@ import numpy as np
 from ..checks import check_int, check_k
 from ..errors import MicroaggError
 from ..registry import get_method, partition_input
+from .igd import check_refine, refined
 from .univariate import principal_axis
 
 DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
@@ -99,7 +100,8 @@ def _given_blocks(blocks, n: int, k: int) -> list[np.ndarray]:
 
 
 def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_BLOCK_SIZE,
-                    n_jobs: int | None = None, blocks=None, confidential=None, **params) -> np.ndarray:
+                    n_jobs: int | None = None, blocks=None, confidential=None, refine: str = "none",
+                    **params) -> np.ndarray:
     """Global labels of ``method`` run inside the blocks of :func:`split_blocks` (module docstring).
 
     ``params`` go to ``method`` (validated against its registration); ``n_jobs`` threads run the
@@ -109,9 +111,11 @@ def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_B
     registered with ``uses_roles`` gets ``confidential`` (column positions of ``Z``), which never
     drive the split. Per-attribute methods (individual ranking) get one offset per attribute. Every
     group has at least k records. ``Z``, ``k`` and ``params`` are validated once, as ``method`` validates
-    them, and the blocks go to its kernel (``Method.kernel``).
+    them, and the blocks go to its kernel (``Method.kernel``). ``refine="igd"`` refines the partition of every
+    block by IGD (``igd.py``; refused after a method whose guarantee it would break), so no group crosses a block.
     """
     part = get_method("partition", method)
+    refine = check_refine(refine, part)
     conf = [] if confidential is None else [int(c) for c in confidential]
     if conf and not part.uses_roles:
         raise MicroaggError(f"method '{method}' does not read confidential columns; leave 'confidential' out.")
@@ -119,7 +123,8 @@ def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_B
     Z, k, params = part.check(Z, check_k(k), **roles, **params)  # k >= 2 also for a method that accepts k = 1
     Z = np.ascontiguousarray(Z)  # the kernels' input (a method's own check may keep another memory order)
     B = check_block_size(block_size, k)
-    ids = _split(Z, k, B, blocks, np.array([j for j in range(Z.shape[1]) if j not in conf], dtype=np.int64))
+    quasi = np.array([j for j in range(Z.shape[1]) if j not in conf], dtype=np.int64)
+    ids = _split(Z, k, B, blocks, quasi)
     if part.whole_table and ids.max() > 0:
         raise MicroaggError(f"method '{method}' guarantees its property against the whole table, not inside "
                             f"{ids.max() + 1} blocks or strata: use the memory engine without strata.")
@@ -130,7 +135,8 @@ def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_B
         raise MicroaggError(f"n_jobs must be >= 1 (threads running blocks); got {n_jobs}.")
 
     def run(r):
-        return np.asarray(part.kernel(Z[r], k, **params))
+        labels = np.asarray(part.kernel(Z[r], k, **params))
+        return labels if refine == "none" else refined(np.ascontiguousarray(Z[r][:, quasi]), labels, k)
 
     if len(rows) == 1:
         local = [run(rows[0])]

@@ -9,7 +9,8 @@ whose edges (i, j), k <= j - i <= 2k-1, cost the SSE of the sorted values i+1..j
     W(i, j) = sum x^2 - (sum x)^2 / (j - i)   over the block (prefix sums of the
               values centred by their mean, to limit cancellation)
 
-O(n k) time, O(n) memory. Ties: values are sorted by (value, row index); among
+O(n k d) time, O(n d) memory (d = 1 here; the same program partitions a path of
+d-dimensional records, docs/methods.md §2.16). Ties: values are sorted by (value, row index); among
 equal-cost predecessors the smallest i wins (strict < in increasing i, no
 tolerance). Used as ``grouping="optimal"`` by individual ranking (each attribute)
 and by the single-axis projections (``univariate.py``).
@@ -26,20 +27,25 @@ from ..errors import MicroaggError
 from ..preprocess import check_finite
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hm_breaks(xs, k):
-    """Start of every group of the optimal partition of the sorted values ``xs`` (n >= k)."""
-    n = xs.shape[0]
-    m = 0.0
-    for v in xs:
-        m += v
+    """Start of every group of the optimal partition of the records ``xs`` (n x d, n >= k) into groups of k..2k-1
+    consecutive records: the sorted values of one variable (d = 1), or records in the order of a path (MHM,
+    ``mhm.py``), a block costing the sum over the attributes of its SSE."""
+    n, d = xs.shape
+    m = np.zeros(d)
+    for i in range(n):
+        m += xs[i]
     m /= n
-    p1 = np.zeros(n + 1)
+    p1 = np.zeros((n + 1, d))
     p2 = np.zeros(n + 1)
     for i in range(n):
-        v = xs[i] - m
-        p1[i + 1] = p1[i] + v
-        p2[i + 1] = p2[i] + v * v
+        q = 0.0
+        for t in range(d):
+            v = xs[i, t] - m[t]
+            p1[i + 1, t] = p1[i, t] + v
+            q += v * v
+        p2[i + 1] = p2[i] + q
     f = np.full(n + 1, np.inf)
     pred = np.full(n + 1, -1, np.int64)
     f[0] = 0.0
@@ -47,8 +53,11 @@ def hm_breaks(xs, k):
         for i in range(max(0, j - 2 * k + 1), j - k + 1):
             if f[i] == np.inf:
                 continue
-            s1 = p1[j] - p1[i]
-            c = f[i] + (p2[j] - p2[i]) - s1 * s1 / (j - i)
+            s2 = 0.0
+            for t in range(d):
+                s1 = p1[j, t] - p1[i, t]
+                s2 += s1 * s1
+            c = f[i] + (p2[j] - p2[i]) - s2 / (j - i)
             if c < f[j]:
                 f[j] = c
                 pred[j] = i
@@ -76,9 +85,12 @@ def sorted_groups(x: np.ndarray, k: int, grouping: str) -> np.ndarray:
         return ranked_blocks(x, k)
     n = x.shape[0]
     order = np.argsort(x, kind="stable")
-    block = np.zeros(n, np.int64)
-    block[hm_breaks(x[order], k)[1:]] = 1
-    block = np.cumsum(block)
+    if grouping == "fixed":
+        block = np.minimum(np.arange(n) // k, n // k - 1)
+    else:
+        block = np.zeros(n, np.int64)
+        block[hm_breaks(x[order].reshape(-1, 1), k)[1:]] = 1
+        block = np.cumsum(block)
     labels = np.empty(n, np.int64)
     labels[order] = block
     return labels

@@ -1,0 +1,162 @@
+"""MHM, multivariate Hansen–Mukherjee microaggregation along a path (Domingo-Ferrer, Martínez-Ballesté, Mateo-Sanz
+& Sebé 2006; the travelling-salesman variant of Maya-López, Casino & Solanas 2021; docs/methods.md §2.16).
+
+The records are put in the order of a path through all of them, and the path is cut optimally into groups of
+k..2k-1 consecutive records by the Hansen–Mukherjee dynamic program (``optimal.hm_breaks``), a block costing its
+multivariate SSE. The path is a *nearest-point-next* tour: it starts at the record farthest from the centroid
+of the data and goes on to the nearest record not yet visited (squared distances; the lowest row index wins
+every tie, docs/methods.md §0). With ``two_opt`` the open path is shortened by 2-opt moves (reverse a stretch
+when that makes the path strictly shorter, Euclidean lengths) before it is cut; the moves are taken first-found
+in a fixed scan order until a whole scan finds none (docs/methods.md §5, decision 40).
+
+Cost: the path is O(n^2 d) time, every 2-opt scan O(n^2 d), the program O(n k d); memory O(n d).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..registry import Param, register
+from .optimal import hm_breaks
+
+TWO_OPT_MARGIN = 1e-12  # a 2-opt move must shorten the path by more than this share of the two edges it removes
+LARGE = 2.0 ** 255  # above this magnitude a sum of squared differences could overflow
+
+
+def in_range(Z: np.ndarray) -> np.ndarray:
+    """``Z``, or ``Z`` times a power of two (exact) when its largest magnitude exceeds ``LARGE``: squared
+    distances then cannot overflow, and every comparison of them is the same as on ``Z``."""
+    top = float(np.abs(Z).max()) if Z.size else 0.0
+    return Z if top <= LARGE else Z * 2.0 ** -np.frexp(top)[1]
+
+
+@njit(cache=True, nogil=True)
+def _sqdist(Z, a, b):
+    s = 0.0
+    for t in range(Z.shape[1]):
+        u = Z[a, t] - Z[b, t]
+        s += u * u
+    return s
+
+
+@njit(cache=True, nogil=True)
+def farthest(Z, rows, c):
+    """The record of ``rows`` (ascending) farthest from the point ``c`` (squared distance; lowest row on ties)."""
+    best, far = -1, -1.0
+    for i in rows:
+        s = 0.0
+        for t in range(Z.shape[1]):
+            u = Z[i, t] - c[t]
+            s += u * u
+        if s > far:
+            best, far = i, s
+    return best
+
+
+@njit(cache=True, nogil=True)
+def nearest_point_next(Z):
+    """The records in nearest-point-next order from the record farthest from the centroid (ties: lowest row)."""
+    n, d = Z.shape
+    c = np.zeros(d)
+    for i in range(n):
+        c += Z[i]
+    c /= n
+    start = farthest(Z, np.arange(n), c)
+    left = np.arange(n)  # records not yet visited (compacted; order not kept, ties compare row indices)
+    left[start], left[n - 1] = left[n - 1], left[start]
+    path = np.empty(n, np.int64)
+    path[0] = start
+    for step in range(1, n):
+        cur = path[step - 1]
+        best, bpos, bd = -1, -1, np.inf
+        for p in range(n - step):
+            j = left[p]
+            s = _sqdist(Z, cur, j)
+            if s < bd or (s == bd and j < best):
+                best, bpos, bd = j, p, s
+        path[step] = best
+        left[bpos] = left[n - step - 1]
+    return path
+
+
+@njit(cache=True, nogil=True)
+def _edge2(Z, path, a, b):
+    """Squared length between path positions a and b; 0 when either lies outside the path (open ends)."""
+    if a < 0 or b >= path.shape[0]:
+        return 0.0
+    return _sqdist(Z, path[a], path[b])
+
+
+@njit(cache=True, nogil=True)
+def two_opt(Z, path):
+    """``path`` shortened in place by 2-opt moves on the open path; returns the number of moves made.
+
+    A move reverses positions a+1..b (a from -1, b up to n-1: the ends may move too) when the two new edges are
+    shorter than the two removed ones by more than ``TWO_OPT_MARGIN`` of the latter (Euclidean lengths). Scans
+    go a = -1, 0, ..., b = a+2, ...; a move is made as soon as it is found and the scan goes on; scans repeat
+    until one finds none. A pair is skipped without square roots when neither new edge is shorter than the
+    removed edge it shares an end with (then no move can shorten the path).
+    """
+    n = path.shape[0]
+    moves = 0
+    improved = True
+    while improved:
+        improved = False
+        for a in range(-1, n - 2):
+            first2 = _edge2(Z, path, a, a + 1)
+            for b in range(a + 2, n):
+                if a == -1 and b == n - 1:
+                    continue
+                second2 = _edge2(Z, path, b, b + 1)
+                new_a2 = _edge2(Z, path, a, b)
+                new_b2 = _edge2(Z, path, a + 1, b + 1)
+                if new_a2 >= first2 and new_b2 >= second2:
+                    continue
+                old = np.sqrt(first2) + np.sqrt(second2)
+                if old - (np.sqrt(new_a2) + np.sqrt(new_b2)) > TWO_OPT_MARGIN * old:
+                    path[a + 1:b + 1] = path[a + 1:b + 1][::-1].copy()
+                    first2 = _edge2(Z, path, a, a + 1)
+                    moves += 1
+                    improved = True
+    return moves
+
+
+@njit(cache=True, nogil=True)
+def path_labels(Z, path, k):
+    """Labels of the optimal cut of ``path`` into groups of k..2k-1 consecutive records, numbered along it."""
+    n = path.shape[0]
+    xs = np.empty((n, Z.shape[1]))
+    for i in range(n):
+        xs[i] = Z[path[i]]
+    starts = hm_breaks(xs, k)
+    labels = np.empty(n, np.int64)
+    g = 0
+    for p in range(n):
+        if g + 1 < starts.shape[0] and p == starts[g + 1]:
+            g += 1
+        labels[path[p]] = g
+    return labels
+
+
+@njit(cache=True, nogil=True)
+def mhm_kernel(Z, k, improve):
+    path = nearest_point_next(Z)
+    if improve:
+        two_opt(Z, path)
+    return path_labels(Z, path, k)
+
+
+@register(
+    "partition", "mhm",
+    bounded=True,
+    title="MHM (path + Hansen–Mukherjee)",
+    summary="The records ordered along a nearest-point-next path (optionally shortened by 2-opt) and the path "
+            "cut optimally into groups of k..2k-1 consecutive records (Hansen–Mukherjee dynamic program).",
+    source="Domingo-Ferrer, Martínez-Ballesté, Mateo-Sanz & Sebé 2006; Maya-López, Casino & Solanas 2021 (2-opt)",
+    params=(Param("two_opt", "bool", False, "shorten the path by 2-opt moves before cutting it (O(n²) per scan)",
+                  source="Maya-López, Casino & Solanas 2021", label="2-opt path"),),
+)
+def mhm(Z, k: int, two_opt: bool = False) -> np.ndarray:
+    """Group labels 0..m-1 (along the path) of MHM on standardized ``Z``: groups of k..2k-1 records."""
+    return mhm_kernel(in_range(Z), k, two_opt)
