@@ -921,6 +921,11 @@ def tab_risk(s: Setup, r: Result) -> None:
     if s.cats:
         st.caption("The map masks the numeric columns only: the categorical ones go through heterogeneous MDAV "
                    "alone, whose release is the one above (its changed categories are in the utility table).")
+    if s.agg.extras.get("differential_privacy"):
+        st.info(f"The map compares partitioning methods under one aggregation; '{s.agg.title}' adds noise calibrated "
+                "to insensitive partitions only (docs/methods.md §7), so it has no map here. Notebook 4 draws IL and "
+                "DLD against ε for it; choose another aggregation to see the map.")
+        return
     ru_map(s)
 
 
