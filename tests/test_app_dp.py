@@ -3,7 +3,7 @@ filled in from the data, and the page says what is wrong until they are."""
 
 import microagg as ma
 
-from .test_app import ok, shown, start
+from .test_app import ok, open_tab, shown, start
 
 LAPLACE = ma.registry.get_method("aggregate", "laplace").title
 INSENSITIVE = ma.registry.get_method("partition", "insensitive_mdav").title
@@ -24,3 +24,7 @@ def test_laplace_asks_for_bounds_then_releases_what_the_library_releases():
                             bounds=bounds, noise_seed=4)
     assert shown(at)["Information loss (IL)"] == f"{ma.metrics.information_loss(rel.Z, rel.Zp):.3f} %"
     assert shown(at)["k-anonymous"] == "yes"
+    open_tab(at, "Risk & utility")  # no map to compute for a mechanism calibrated to insensitive partitions
+    ok(at)
+    assert any("has no map here" in i.value for i in at.info)
+    assert not any(b.label == "Compute the map" for b in at.button)
