@@ -58,6 +58,7 @@ def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int, mism
     Z = np.asarray(Z, dtype=np.float64)
     obs = np.ascontiguousarray(~np.isnan(Z))
     Z0 = np.ascontiguousarray(np.where(obs, Z, 0.0))
+    obs = None if obs.all() else obs  # None: complete data, compiled without the partial distance's tests
     P = np.ascontiguousarray(P, dtype=np.int64)
     N = np.ascontiguousarray(N, dtype=np.int64)
     a, w = weights(P, N)
@@ -70,8 +71,15 @@ def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int, mism
 def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
     """Squared heterogeneous distance from record i to the point (cz observed where ``seen``, cpos, cnom),
     attribute by attribute; the continuous part the partial distance (Hathaway & Bezdek 2001) plus ``mismatch``
-    per attribute observed in only one of the two (equal to the squared Euclidean one when all are observed)."""
-    s = partial_distance(Z, obs, i, cz, seen, mismatch)
+    per attribute observed in only one of the two, or, when every cell is observed (``obs`` None), the squared
+    Euclidean distance it then equals, summed without the partial distance's tests (the same rounding)."""
+    if obs is None:
+        s = 0.0
+        for t in range(Z.shape[1]):
+            diff = Z[i, t] - cz[t]
+            s += diff * diff
+    else:
+        s = partial_distance(Z, obs, i, cz, seen, mismatch)
     for t in range(P.shape[1]):
         diff = a[t] * (P[i, t] - cpos[t])
         s += diff * diff
@@ -113,7 +121,11 @@ def _around(Z, obs, P, N, a, w, live, r, k, mismatch):
     bd = np.full(k, np.inf)
     bi = np.full(k, -1, np.int64)
     far, fard = -1, -1.0
-    cz, seen, cpos, cnom = Z[r].copy(), obs[r].copy(), P[r].copy(), N[r].copy()
+    cz, cpos, cnom = Z[r].copy(), P[r].copy(), N[r].copy()
+    if obs is None:
+        seen = np.ones(Z.shape[1], np.bool_)
+    else:
+        seen = obs[r].copy()
     for i in live:
         d = 0.0 if i == r else _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch)
         if d > fard:
@@ -138,7 +150,10 @@ def _kernel(Z, obs, P, N, a, w, k, cp, cn, mismatch):
     countz = np.zeros(Z.shape[1], np.int64)
     for i in range(n):
         S += Z[i]
-        countz += obs[i]
+        if obs is None:
+            countz += 1
+        else:
+            countz += obs[i]
     countp = np.zeros((P.shape[1], cp), np.int64)
     countn = np.zeros((N.shape[1], cn), np.int64)
     for i in range(n):
@@ -179,7 +194,10 @@ def _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_
         labels[i] = g
         alive[i] = False
         S -= Z[i]
-        countz -= obs[i]
+        if obs is None:
+            countz -= 1
+        else:
+            countz -= obs[i]
         for t in range(P.shape[1]):
             countp[t, P[i, t]] -= 1
         for t in range(N.shape[1]):
