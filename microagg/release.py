@@ -21,6 +21,7 @@ from .errors import MicroaggError
 from .io import write_csv
 from .labels import pooled_labels
 from .metrics import group_stats
+from .metrics.categorical import category_rows
 from .metrics.report import COLUMNS, evaluate_arrays
 from .metrics.survey import missing_rows
 from .preprocess import Standardizer, standardize
@@ -121,6 +122,9 @@ class Release:
                                     f"{sorted(set(params) - {'k'})}; leave them out.")
             table = pd.DataFrame([(m, "all", v, u, d, s) for m, v, u, d, s in
                                   missing_rows(self.Z, self.Zp, self.sampling_weights)], columns=COLUMNS)
+            if self.categories is not None:  # the categories have no missing cell: their metrics still apply
+                table = pd.concat([table, pd.DataFrame(category_rows(self._categories()), columns=COLUMNS)],
+                                  ignore_index=True)
         else:
             Zc = standardize(self.original, self.confidential) if self.confidential else None
             Xc = self.original[self.confidential].to_numpy(dtype=np.float64) if self.confidential else None

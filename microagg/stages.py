@@ -99,10 +99,6 @@ def standardize(df: pd.DataFrame, roles: Roles, k: int, missing: str = "refuse")
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
     cats = encode(df, roles.ordinal, roles.nominal)
-    if cats is not None and np.isnan(X).any():
-        raise MicroaggError("missing cells in the continuous quasi-identifiers cannot be combined with ordinal or "
-                            "nominal ones yet: heterogeneous MDAV needs every cell (docs/methods.md §8.7). Fill "
-                            "them, drop those records, or leave the categorical columns out.")
     for note in cats.notes if cats is not None else ():
         warnings.warn(note, stacklevel=3)
     return Prepared(df, roles, k, X, std, Z, stratum_ids(df, roles.strata, k), cats=cats,
@@ -177,7 +173,9 @@ def partition(prep: Prepared, part: Method, params: dict, engine: Memory | Block
 
 def _heterogeneous(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:
     """MDAV-generic on the continuous and categorical quasi-identifiers (Domingo-Ferrer & Torra 2005;
-    ``microagg.partition.heterogeneous``), inside each stratum; other methods, variants and engines are refused."""
+    ``microagg.partition.heterogeneous``), inside each stratum; other methods, variants and engines are refused.
+    Missing continuous cells are measured by partial distances (docs/methods.md §8.2), with ``missing="keep"``
+    plus ``PATTERN_PENALTY`` per attribute observed in only one of two records (docs/methods.md §8.5)."""
     if part.name != "mdav" or params.get("variant") != "generic" or not isinstance(engine, Memory):
         raise MicroaggError("ordinal or nominal quasi-identifiers are grouped by heterogeneous MDAV (Domingo-Ferrer & "
                             "Torra 2005): method 'mdav' with variant 'generic' on the memory engine; got method "
@@ -187,14 +185,17 @@ def _heterogeneous(prep: Prepared, part: Method, params: dict, engine: Memory | 
     cats = prep.cats
     P, N = (cats.codes[:, cats.columns(kind)] for kind in (ORDINAL, NOMINAL))
     stratum = np.zeros(len(prep.Z), np.int64) if prep.stratum is None else prep.stratum
+    mismatch = PATTERN_PENALTY if prep.missing == "keep" else 0.0
     labels = np.empty(len(stratum), np.int64)
     offset = 0
     for s in range(int(stratum.max()) + 1):
         rows = np.flatnonzero(stratum == s)
-        labels[rows] = mdav_heterogeneous(prep.Z[rows], P[rows], N[rows], prep.k) + offset
+        labels[rows] = mdav_heterogeneous(prep.Z[rows], P[rows], N[rows], prep.k, mismatch) + offset
         offset = int(labels[rows].max()) + 1
     check_partition(labels, prep, part.name)
     return labels, {**engine.info(prep.k), "distance": "heterogeneous (Domingo-Ferrer & Torra 2005)"}
+
+
 def _partition_missing(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:
     """MDAV-generic with partial distances (``partition.missing``, docs/methods.md §8.2) inside every stratum, the
     only partition offered when a masked cell is missing; with ``missing="keep"`` a mismatch of missingness adds

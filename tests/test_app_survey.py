@@ -1,5 +1,6 @@
 """The dashboard with an uploaded survey file (AppTest): missing cells are microaggregated (or refused, on
-request), a sampling-weight column is chosen in the column roles, and the Release tab shows the survey report."""
+request), a sampling-weight column is chosen in the column roles, and the Release tab shows the survey report;
+the bundled survey example with weights, missing cells and categorical quasi-identifiers together."""
 
 import numpy as np
 import pandas as pd
@@ -28,3 +29,28 @@ def test_missing_cells_and_a_weight_role_give_a_survey_release():
     assert [m.value for m in at.metric][-1] == "yes"  # k-anonymous, missing matching only missing
     at.radio(key="missing").set_value("refuse").run()
     assert "non-finite" in messages(at, "error")
+
+
+def test_the_survey_example_releases_with_weights_missing_cells_and_categories():
+    from tests.test_app_inputs import APP, AppTest
+
+    expr = "ma.load_dataset('survey')"
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = "Release"
+    at.run()
+    at.selectbox(key="dataset").set_value("survey").run()
+    at.selectbox(key=f"weight:{expr}").set_value("weight").run()
+    at.multiselect(key=f"cats:{expr}").set_value(["region", "education"]).run()
+    at.radio(key=f"kind:{expr}:education").set_value("ordinal").run()
+    at.text_input(key=f"order:{expr}:education").set_value(
+        "none < primary < lower secondary < upper secondary < tertiary").run()
+    for missing in ("keep", "impute"):
+        at.radio(key="missing").set_value(missing).run()
+        assert not at.exception and not at.error, messages(at, "error")
+        release = at.dataframe[0].value
+        assert list(release.columns) == ["region", "age", "education", "household_size", "income"]
+        assert release.isna().to_numpy().any() == (missing == "keep")
+        assert [m.value for m in at.metric][-1] == "yes"  # k-anonymous on every released column
+        code = " ".join(str(c.value) for c in at.code)
+        assert "--sampling-weights weight" in code and "--nominal region" in code
+        assert ("--missing impute" in code) == (missing == "impute")  # "keep" is the default

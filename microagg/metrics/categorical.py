@@ -37,7 +37,13 @@ def ordinal_shift(P: np.ndarray, Pp: np.ndarray, sizes) -> np.ndarray:
                  "Mean distance between a record's ordinal category and the released one, in steps of the order "
                  "over the number of steps.", "docs/metrics.md §4.25", needs=("categories",), per_attribute=True))
 def _categorical(ctx) -> dict:
-    names, kinds, C, Cp, sizes = ctx.categories
+    return category_metrics(ctx.categories)
+
+
+def category_metrics(categories: tuple) -> dict:
+    """{metric: (value over all cells, {column: value})} of changed categories and, with an ordinal column, ordinal
+    shift, for ``categories`` = (names, kinds, original codes, released codes, number of categories)."""
+    names, kinds, C, Cp, sizes = categories
     changed = changed_categories(C, Cp)
     out = {"changed categories": (float(changed.mean()), dict(zip(names, changed)))}
     ordinal = [j for j, kind in enumerate(kinds) if kind == ORDINAL]
@@ -45,3 +51,12 @@ def _categorical(ctx) -> dict:
         shift = ordinal_shift(C[:, ordinal], Cp[:, ordinal], [sizes[j] for j in ordinal])
         out["ordinal shift"] = (float(shift.mean()), dict(zip([names[j] for j in ordinal], shift)))
     return out
+
+
+def category_rows(categories: tuple) -> list[tuple]:
+    """(metric, attribute, value, unit, direction, source) rows of ``category_metrics``: over all columns, then
+    per column; for reports that cannot run ``evaluate`` (a release with missing numeric cells)."""
+    units = {"changed categories": "% of records", "ordinal shift": "% of the scale"}
+    return [(name, attribute, value, units[name], LOWER, "docs/metrics.md §4.25")
+            for name, (total, per) in category_metrics(categories).items()
+            for attribute, value in [("all", total), *per.items()]]

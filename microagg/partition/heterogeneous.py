@@ -15,6 +15,14 @@ distance and the centroid (docs/methods.md §2.15):
 * the centroid is the mean (continuous), the lower median (ordinal) and the mode (nominal; among tied categories
   the one held by the lowest-indexed record) of the remaining records.
 
+Continuous cells may be missing (NaN; ordinal and nominal ones may not): the continuous part of the distance is
+then the partial distance of ``partition.missing`` (Hathaway & Bezdek 2001), dz / |O| · Σ_{t∈O} (z − z')² over
+the set O of continuous attributes observed in both points, 2·dz when they share none, plus ``mismatch`` per
+continuous attribute observed in only one of them (docs/methods.md §8.2, §8.5), and the continuous centroid is,
+per attribute, the mean of the remaining records that observe it (missing when none does). The distance from the
+seed to itself is 0, as with complete data. With every cell observed the labels are those of the complete kernel
+(tested).
+
 Ties follow MDAV's rule: among equal distances the lowest row index wins, for "nearest" and "farthest". With no
 ordinal and no nominal column this is MDAV-generic with the same running-sum centroid and the same decisions as
 ``mdav(Z, k, variant="generic")`` (tested). Memory is O(n·d); each query is one compiled pass over the remaining
@@ -26,6 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from .missing import partial_distance
 
 
 def weights(P: np.ndarray, N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,25 +51,35 @@ def weights(P: np.ndarray, N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a, w
 
 
-def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int) -> np.ndarray:
-    """Group labels (0..g-1, every group of k..2k-1 records) of MDAV-generic on continuous z-scores ``Z`` (n x dz),
-    ordinal positions ``P`` (n x dp, integers 0..C-1) and nominal codes ``N`` (n x dn, integers 0..C-1), n >= k."""
-    Z = np.ascontiguousarray(Z, dtype=np.float64)
+def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:
+    """Group labels (0..g-1, every group of k..2k-1 records) of MDAV-generic on continuous z-scores ``Z`` (n x dz,
+    NaN where a cell is missing), ordinal positions ``P`` (n x dp, integers 0..C-1) and nominal codes ``N`` (n x dn,
+    integers 0..C-1), n >= k; ``mismatch`` is added per continuous attribute observed in only one of two points."""
+    Z = np.asarray(Z, dtype=np.float64)
+    obs = np.ascontiguousarray(~np.isnan(Z))
+    Z0 = np.ascontiguousarray(np.where(obs, Z, 0.0))
+    obs = None if obs.all() else obs  # None: complete data, compiled without the partial distance's tests
     P = np.ascontiguousarray(P, dtype=np.int64)
     N = np.ascontiguousarray(N, dtype=np.int64)
     a, w = weights(P, N)
     cp = int(P.max()) + 1 if P.size else 1
     cn = int(N.max()) + 1 if N.size else 1
-    return _kernel(Z, P, N, a, w, int(k), cp, cn)
+    return _kernel(Z0, obs, P, N, a, w, int(k), cp, cn, float(mismatch))
 
 
 @njit(cache=True)
-def _dist(Z, P, N, a, w, i, cz, cpos, cnom):
-    """Squared heterogeneous distance from record i to the point (cz, cpos, cnom), attribute by attribute."""
-    s = 0.0
-    for t in range(Z.shape[1]):
-        diff = Z[i, t] - cz[t]
-        s += diff * diff
+def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
+    """Squared heterogeneous distance from record i to the point (cz observed where ``seen``, cpos, cnom),
+    attribute by attribute; the continuous part the partial distance (Hathaway & Bezdek 2001) plus ``mismatch``
+    per attribute observed in only one of the two, or, when every cell is observed (``obs`` None), the squared
+    Euclidean distance it then equals, summed without the partial distance's tests (the same rounding)."""
+    if obs is None:
+        s = 0.0
+        for t in range(Z.shape[1]):
+            diff = Z[i, t] - cz[t]
+            s += diff * diff
+    else:
+        s = partial_distance(Z, obs, i, cz, seen, mismatch)
     for t in range(P.shape[1]):
         diff = a[t] * (P[i, t] - cpos[t])
         s += diff * diff
@@ -70,10 +90,12 @@ def _dist(Z, P, N, a, w, i, cz, cpos, cnom):
 
 
 @njit(cache=True)
-def _centroid(Z, P, N, S, live, n_live, countp, countn):
-    """Mean of the continuous attributes (running sum ``S``), lower median of the ordinal positions and mode of the
+def _centroid(Z, P, N, S, countz, live, n_live, countp, countn):
+    """Mean of the continuous attributes (running sum ``S`` over the running count ``countz`` of the records
+    observing each; observed where that count is > 0), lower median of the ordinal positions and mode of the
     nominal codes (ties: the category of the lowest-indexed live record) of the live records."""
-    cz = S / n_live
+    seen = countz > 0
+    cz = S / np.maximum(countz, 1)
     cpos = np.empty(P.shape[1], np.int64)
     rank = (n_live - 1) // 2 + 1  # the lower median is the rank-th smallest
     for t in range(P.shape[1]):
@@ -90,18 +112,22 @@ def _centroid(Z, P, N, S, live, n_live, countp, countn):
             if countn[t, N[i, t]] == top:
                 cnom[t] = N[i, t]
                 break
-    return cz, cpos, cnom
+    return cz, seen, cpos, cnom
 
 
 @njit(cache=True)
-def _around(Z, P, N, a, w, live, r, k):
+def _around(Z, obs, P, N, a, w, live, r, k, mismatch):
     """The k live records nearest to record r (ascending (distance, index)) and the live record farthest from r."""
     bd = np.full(k, np.inf)
     bi = np.full(k, -1, np.int64)
     far, fard = -1, -1.0
     cz, cpos, cnom = Z[r].copy(), P[r].copy(), N[r].copy()
+    if obs is None:
+        seen = np.ones(Z.shape[1], np.bool_)
+    else:
+        seen = obs[r].copy()
     for i in live:
-        d = _dist(Z, P, N, a, w, i, cz, cpos, cnom)
+        d = 0.0 if i == r else _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch)
         if d > fard:
             far, fard = i, d
         if d < bd[k - 1]:
@@ -116,13 +142,18 @@ def _around(Z, P, N, a, w, live, r, k):
 
 
 @njit(cache=True)
-def _kernel(Z, P, N, a, w, k, cp, cn):
+def _kernel(Z, obs, P, N, a, w, k, cp, cn, mismatch):
     n = Z.shape[0]
     labels = np.full(n, -1, np.int64)
     alive = np.ones(n, np.bool_)
     S = np.zeros(Z.shape[1])
+    countz = np.zeros(Z.shape[1], np.int64)
     for i in range(n):
         S += Z[i]
+        if obs is None:
+            countz += 1
+        else:
+            countz += obs[i]
     countp = np.zeros((P.shape[1], cp), np.int64)
     countn = np.zeros((N.shape[1], cn), np.int64)
     for i in range(n):
@@ -134,21 +165,21 @@ def _kernel(Z, P, N, a, w, k, cp, cn):
     g = 0
     while n_live >= 2 * k:
         live = np.flatnonzero(alive)
-        cz, cpos, cnom = _centroid(Z, P, N, S, live, n_live, countp, countn)
+        cz, seen, cpos, cnom = _centroid(Z, P, N, S, countz, live, n_live, countp, countn)
         r, rd = -1, -1.0
         for i in live:
-            d = _dist(Z, P, N, a, w, i, cz, cpos, cnom)
+            d = _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch)
             if d > rd:
                 r, rd = i, d
-        members, s = _around(Z, P, N, a, w, live, r, k)
-        n_live = _emit(Z, P, N, members, g, labels, alive, S, countp, countn, n_live)
+        members, s = _around(Z, obs, P, N, a, w, live, r, k, mismatch)
+        n_live = _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live)
         g += 1
         if n_live < 2 * k:  # MDAV-generic's ending: 2k..3k-1 records gave one group around r
             break
         if not alive[s]:  # only with massive ties: s fell into r's group
-            _, s = _around(Z, P, N, a, w, np.flatnonzero(alive), r, k)
-        members, _ = _around(Z, P, N, a, w, np.flatnonzero(alive), s, k)
-        n_live = _emit(Z, P, N, members, g, labels, alive, S, countp, countn, n_live)
+            _, s = _around(Z, obs, P, N, a, w, np.flatnonzero(alive), r, k, mismatch)
+        members, _ = _around(Z, obs, P, N, a, w, np.flatnonzero(alive), s, k, mismatch)
+        n_live = _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live)
         g += 1
     for i in range(n):
         if alive[i]:
@@ -157,12 +188,16 @@ def _kernel(Z, P, N, a, w, k, cp, cn):
 
 
 @njit(cache=True)
-def _emit(Z, P, N, members, g, labels, alive, S, countp, countn, n_live):
-    """Make ``members`` group g: remove them (ascending row order) from the running sum and the category counts."""
+def _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live):
+    """Make ``members`` group g: remove them (ascending row order) from the running sums and counts."""
     for i in np.sort(members):
         labels[i] = g
         alive[i] = False
         S -= Z[i]
+        if obs is None:
+            countz -= 1
+        else:
+            countz -= obs[i]
         for t in range(P.shape[1]):
             countp[t, P[i, t]] -= 1
         for t in range(N.shape[1]):

@@ -20,25 +20,30 @@ PATTERN_PENALTY = 10.0  # the mismatch used when missing cells are released miss
 
 
 @njit(cache=True, nogil=True)
-def partial_distances(Z0, observed, rows, y, seen, mismatch):
-    """The squared distance of every record of ``rows`` (``Z0``: z-scores with missing cells 0, ``observed`` their
-    mask) to the point ``y`` (observed where ``seen``) over the attributes observed in both, summed attribute by
-    attribute and rescaled to all d: d / |O| · Σ_{t∈O} (z_t − y_t)² (the partial distance of Hathaway & Bezdek
-    2001); 2d when they share none (docs/methods.md §8.2); plus ``mismatch`` per attribute observed in only one
-    of the two. With no missing cell and no mismatch, the squared Euclidean distance."""
+def partial_distance(Z0, observed, i, y, seen, mismatch):
+    """The squared distance of record i (``Z0``: z-scores with missing cells 0, ``observed`` their mask) to the
+    point ``y`` (observed where ``seen``) over the attributes observed in both, summed attribute by attribute and
+    rescaled to all d: d / |O| · Σ_{t∈O} (z_t − y_t)² (the partial distance of Hathaway & Bezdek 2001); 2d when
+    they share none (docs/methods.md §8.2); plus ``mismatch`` per attribute observed in only one of the two. With
+    no missing cell and no mismatch, the squared Euclidean distance."""
     d = Z0.shape[1]
+    sq, shared, differ = 0.0, 0, 0
+    for t in range(d):
+        if observed[i, t] and seen[t]:
+            diff = Z0[i, t] - y[t]
+            sq += diff * diff
+            shared += 1
+        elif observed[i, t] != seen[t]:
+            differ += 1
+    return (sq * (d / shared) if shared > 0 else 2.0 * d) + mismatch * differ
+
+
+@njit(cache=True, nogil=True)
+def partial_distances(Z0, observed, rows, y, seen, mismatch):
+    """``partial_distance`` of every record of ``rows`` to the point ``y``."""
     out = np.empty(len(rows))
     for a in range(len(rows)):
-        i = rows[a]
-        sq, shared, differ = 0.0, 0, 0
-        for t in range(d):
-            if observed[i, t] and seen[t]:
-                diff = Z0[i, t] - y[t]
-                sq += diff * diff
-                shared += 1
-            elif observed[i, t] != seen[t]:
-                differ += 1
-        out[a] = (sq * (d / shared) if shared > 0 else 2.0 * d) + mismatch * differ
+        out[a] = partial_distance(Z0, observed, rows[a], y, seen, mismatch)
     return out
 
 

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import microagg as ma
 from microagg.partition.heterogeneous import mdav_heterogeneous, weights
+from microagg.partition.missing import mdav_missing
 
 from .strategies import data_and_k
 
@@ -62,23 +63,29 @@ def test_weights_give_every_kind_the_mean_squared_distance_of_a_z_score():
     assert weights(np.zeros((5, 1), np.int64), np.zeros((5, 1), np.int64)) == (0.0, 0.0)
 
 
-def reference(Z, P, N, k):
+def reference(Z, P, N, k, mismatch=0.0):
     """Heterogeneous MDAV-generic written plainly (docs/methods.md §2.15): full distance vectors, sorts by
-    (distance, index), the centroid recomputed from the remaining records every time."""
+    (distance, index), the centroid recomputed from the remaining records every time; with missing continuous
+    cells (NaN) their part of the distance is the partial distance of docs/methods.md §8.2."""
     a, w = weights(P, N)
-    n = len(Z)
+    n, dz = Z.shape
     labels = np.full(n, -1)
     live = list(range(n))
 
     def dist(i, cz, cp, cn):  # accumulated term by term in the kernel's order, so that ties round alike
+        both = ~np.isnan(Z[i]) & ~np.isnan(cz)
         s = 0.0
-        for term in [*((Z[i] - cz) ** 2), *((a * (P[i] - cp)) ** 2), *(w * (N[i] != cn))]:
+        for term in (Z[i] - cz)[both] ** 2:
+            s += float(term)
+        s = (s * (dz / both.sum()) if both.any() else 2.0 * dz) + mismatch * int((np.isnan(Z[i]) != np.isnan(cz)).sum())
+        for term in [*((a * (P[i] - cp)) ** 2), *(w * (N[i] != cn))]:
             s += float(term)
         return s
 
     def centroid():
         rows = np.array(live)
-        cz = S / len(rows)  # the running sum, as the kernel keeps it (the same rounding)
+        count = (~np.isnan(Z[rows])).sum(axis=0)
+        cz = np.where(count > 0, S / np.maximum(count, 1), np.nan)  # the running sum, as the kernel keeps it
         cp = np.array([sorted(P[rows, t])[(len(rows) - 1) // 2] for t in range(P.shape[1])], dtype=np.int64)
         cn = []
         for t in range(N.shape[1]):
@@ -87,12 +94,12 @@ def reference(Z, P, N, k):
         return cz, cp, np.array(cn, dtype=np.int64)
 
     def group(r):
-        order = sorted(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), i))
-        return order[:k], max(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), -i))
+        order = sorted(live, key=lambda i: (0.0 if i == r else dist(i, Z[r], P[r], N[r]), i))
+        return order[:k], max(live, key=lambda i: (0.0 if i == r else dist(i, Z[r], P[r], N[r]), -i))
 
     S = np.zeros(Z.shape[1])
     for i in range(n):
-        S += Z[i]
+        S += np.nan_to_num(Z[i])
     g = 0
 
     def emit(members):
@@ -100,7 +107,7 @@ def reference(Z, P, N, k):
         for i in sorted(members):
             labels[i] = g
             live.remove(i)
-            S -= Z[i]
+            S -= np.nan_to_num(Z[i])
         g += 1
 
     while len(live) >= 2 * k:
@@ -111,7 +118,7 @@ def reference(Z, P, N, k):
         if len(live) < 2 * k:
             break
         if s not in live:
-            s = max(live, key=lambda i: (dist(i, Z[r], P[r], N[r]), -i))
+            s = max(live, key=lambda i: (0.0 if i == r else dist(i, Z[r], P[r], N[r]), -i))
         emit(group(s)[0])
     labels[live] = g
     return labels
@@ -126,3 +133,40 @@ def test_the_kernel_is_the_plain_algorithm(data, seed, few):
     N = rng.integers(0, 2 if few else 4, (len(Z), rng.integers(0, 3)))
     Z = ma.standardize(Z)
     assert (mdav_heterogeneous(Z, P, N, k) == reference(Z, P, N, k)).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(data_and_k(), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 10.0]))
+def test_with_missing_cells_the_kernel_is_the_plain_algorithm(data, seed, mismatch):
+    Z, k = data
+    rng = np.random.default_rng(seed)
+    P = rng.integers(0, 4, (len(Z), rng.integers(0, 3)))
+    N = rng.integers(0, 3, (len(Z), rng.integers(0, 3)))
+    Z = ma.standardize(Z)
+    Z[rng.random(Z.shape) < 0.25] = np.nan
+    Z[rng.integers(len(Z))] = np.nan  # a record observing no continuous attribute is still grouped
+    labels = mdav_heterogeneous(Z, P, N, k, mismatch)
+    assert (labels == reference(Z, P, N, k, mismatch)).all()
+    assert np.bincount(labels).min() >= k and np.bincount(labels).max() <= 2 * k - 1
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([2, 3, 5]), st.sampled_from([0.0, 10.0]))
+def test_without_categories_missing_cells_give_mdav_with_partial_distances(seed, k, mismatch):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(int(rng.integers(k, 80)), int(rng.integers(1, 5))))
+    Z[rng.random(Z.shape) < 0.2] = np.nan
+    assert (mdav_heterogeneous(Z, none(len(Z)), none(len(Z)), k, mismatch) == mdav_missing(Z, k, mismatch)).all()
+
+
+def test_the_pattern_penalty_groups_records_missing_the_same_attributes():
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(60, 3))
+    Z[:12, 0] = np.nan  # 12 records miss the first attribute
+    P, N = rng.integers(0, 3, (60, 1)), rng.integers(0, 2, (60, 1))
+
+    def mixed_groups(mismatch):
+        labels = mdav_heterogeneous(Z, P, N, 3, mismatch)
+        return sum(len(set(np.isnan(Z[labels == g, 0]))) > 1 for g in np.unique(labels))
+
+    assert mixed_groups(10.0) < mixed_groups(0.0)

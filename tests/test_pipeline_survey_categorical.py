@@ -1,0 +1,114 @@
+"""Sampling weights, missing cells and categorical quasi-identifiers in one release (docs/methods.md §2.15, §8):
+k-anonymous as published on the numeric and categorical columns with "a missing cell matches only a missing
+cell", every released category held by a member of its group, the weighted group values those of a brute-force
+computation, and the bundled survey example released by the API and the command line."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import microagg as ma
+from microagg.cli import main
+
+ORDER = ["none", "primary", "lower secondary", "upper secondary", "tertiary"]
+LEVELS = ["low", "mid", "high"]
+
+
+def published_classes(text: str, columns: list[str]) -> np.ndarray:
+    """Size of every row's class in the CSV as published: equal on every observed cell, missing on the same
+    columns (numbers compared as read back, categories as text)."""
+    out = pd.read_csv(io.StringIO(text), keep_default_na=False, na_values=[""])
+    parts = []
+    for c in columns:
+        if pd.api.types.is_numeric_dtype(out[c]):
+            v = out[c].to_numpy(dtype=float)
+            parts += [np.nan_to_num(v, nan=0.0), np.isnan(v)]
+        else:
+            parts.append(pd.factorize(out[c])[0])
+    _, inverse, counts = np.unique(np.column_stack(parts), axis=0, return_inverse=True, return_counts=True)
+    return counts[inverse.reshape(-1)]
+
+
+def brute_group_value(x: np.ndarray, w: np.ndarray, how: str) -> float:
+    """The weighted mean, or the weighted median of docs/methods.md §8.4, of the observed values ``x``."""
+    seen = ~np.isnan(x)
+    x, w = x[seen], w[seen]
+    if not len(x):
+        return np.nan
+    if how == "mean":
+        return float((w * x).sum() / w.sum())
+    order = np.lexsort((np.arange(len(x)), x))
+    xs, S, W = x[order], np.cumsum(w[order]), w.sum()
+    i = next(i for i in range(len(xs)) if 2 * S[i] >= W)
+    return float((xs[i] + xs[i + 1]) / 2) if 2 * S[i] == W else float(xs[i])
+
+
+@pytest.mark.filterwarnings("ignore:median aggregation")
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from([2, 3, 4]), st.sampled_from(["keep", "impute"]),
+       st.sampled_from(["mean", "median"]), st.floats(0.05, 0.3))
+def test_releases_with_all_three_are_k_anonymous_with_categories_and_weighted_values_of_their_groups(
+        seed, k, missing, aggregation, share):
+    rng = np.random.default_rng(seed)
+    n = 48
+    df = pd.DataFrame({"a": rng.integers(0, 5, n).astype(float), "b": rng.normal(10, 3, n).round(1),
+                       "region": rng.choice(["N", "S", "E", "W"], n), "level": rng.choice(LEVELS, n),
+                       "w": rng.uniform(0.5, 5, n).round(2)})
+    df[["a", "b"]] = df[["a", "b"]].mask(rng.random((n, 2)) < share)
+    rel = ma.microaggregate(df, k, columns=["a", "b"], nominal=["region"], ordinal={"level": LEVELS},
+                            sampling_weights="w", missing=missing, aggregation=aggregation, seed=seed)
+    qis = ["a", "b", "region", "level"]
+    assert list(rel.protected.columns) == qis and rel.anonymity["k_anonymous"]
+    assert published_classes(rel.to_csv(), qis).min() >= k
+
+    out, labels, w = rel.in_input_order(), rel.labels, df["w"].to_numpy()
+    for g in np.unique(labels):
+        rows = np.flatnonzero(labels == g)
+        for c in ("region", "level"):
+            assert out[c].iloc[rows].nunique() == 1 and out[c].iloc[rows[0]] in set(df[c].iloc[rows])
+        for c in ("a", "b"):
+            x, released = df[c].to_numpy()[rows], out[c].to_numpy()[rows]
+            shown = ~np.isnan(released)
+            assert np.allclose(released[shown], brute_group_value(x, w[rows], aggregation), rtol=1e-12, atol=0)
+            if missing == "keep":
+                assert not shown[np.isnan(x)].any()  # a missing cell is released missing
+            else:
+                assert shown.all() == (~np.isnan(x)).any()  # imputed unless no member observes it
+
+
+@pytest.mark.parametrize("missing", ["keep", "impute"])
+def test_the_bundled_survey_example_releases_with_all_three(missing):
+    df = ma.load_dataset("survey")
+    assert df[["age", "income"]].isna().any().all() and not df[["region", "education"]].isna().any().any()
+    assert set(df["education"]) == set(ORDER)
+    rel = ma.microaggregate(df, 3, nominal=["region"], ordinal={"education": ORDER}, sampling_weights="weight",
+                            missing=missing, seed=2)
+    assert list(rel.protected.columns) == ["region", "age", "education", "household_size", "income"]
+    assert rel.anonymity["k_anonymous"] and (rel.protected.isna().to_numpy().any() == (missing == "keep"))
+    report = rel.report().set_index(["metric", "attribute"])["value"]
+    assert report[("changed categories", "education")] > 0 and ("ordinal shift", "all") in report.index
+    assert report[("observed cells suppressed for k-anonymity", "all")] == rel.survey["suppressed cells"]
+
+
+def test_complete_records_give_the_release_without_missing_cells():
+    df = ma.load_dataset("survey").dropna()
+    kw = dict(nominal=["region"], ordinal={"education": ORDER}, seed=4)
+    for missing in ("keep", "impute"):
+        assert ma.microaggregate(df, 3, missing=missing, **kw).protected.equals(
+            ma.microaggregate(df, 3, missing="refuse", **kw).protected)
+
+
+def test_cli_releases_the_survey_example_with_all_three(tmp_path, capsys):
+    out = tmp_path / "release.csv"
+    assert main(["run", "--dataset", "survey", "--k", "3", "--sampling-weights", "weight", "--nominal", "region",
+                 "--ordinal", "education=" + "<".join(ORDER), "--missing", "keep", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "changed categories" in printed and "IL (weighted)" in printed
+    released = pd.read_csv(out)
+    assert "weight" not in released and "hh_id" not in released and released["income"].isna().any()
+    assert set(released["education"]) <= set(ORDER)
+    assert published_classes(out.read_text(), list(released.columns)).min() >= 3
