@@ -214,9 +214,11 @@ def _screen(Z, X, ids, acc, m, qz, qs, k, mg, far, chunks, cand, pmin):
     One float32 pass with the scaled query ``qs`` screens; records within twice the
     rounding margin ``mg`` of the float32 maximum / k-th smallest distance are
     decided in float64. The farthest is -1 unless ``far``; the nearest are sorted
-    by (distance, index).
+    by (distance, index). With ``pmin`` None the pass runs on one thread and numba prunes the parallel branch
+    when it compiles, so a run that cannot split never compiles ``_pass_parallel`` (the costliest kernel to
+    compile); ``threads.run`` passes None unless the call may split.
     """
-    if chunks > 1 and m >= pmin:
+    if pmin is not None and chunks > 1 and m >= pmin:
         tops, counts, kb = _pass_parallel(X, qs, acc, m, k, 2.0 * mg, far, chunks, cand)
     else:
         tops = np.empty(1)
@@ -224,7 +226,8 @@ def _screen(Z, X, ids, acc, m, qz, qs, k, mg, far, chunks, cand, pmin):
         kb = np.empty((1, k))
         tops[0], counts[0] = _pass_range(X, qs, acc, 0, m, k, 2.0 * mg, far, kb[0], cand[0])
     fthr = tops.max() - 2.0 * mg
-    nthr = np.sort(kb.ravel())[k - 1] + 2.0 * mg
+    kth = kb.ravel()
+    nthr = kth[np.argsort(kth, kind="mergesort")[k - 1]] + 2.0 * mg  # (mergesort: one sort kernel to compile)
     fb = np.array([-1.0, -1.0])
     bd = np.full(k, np.inf)
     bi = np.full(k, np.iinfo(np.int64).max)
@@ -323,7 +326,7 @@ def around(Z, q, k, far, screen):
 @njit(cache=True)
 def emit(Z, X, pos, acc, members, g, labels, alive, S):
     """Make group ``g`` of ``members``; update the running sum in ascending record order."""
-    for i in np.sort(members):
+    for i in members[np.argsort(members, kind="mergesort")]:
         labels[i] = g
         alive[i] = False
         for t in range(Z.shape[1]):

@@ -56,7 +56,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     of the remaining records for ROLE_CENTROID, the record r for ROLE_OPPOSITE);
     without ``trace`` these three are empty. ``leftovers`` are the records (< k)
     that joined the group with the nearest centroid at the end. Passes over at
-    least ``pmin`` remaining records are split over ``chunks`` threads.
+    least ``pmin`` remaining records are split over ``chunks`` threads (never if ``pmin`` is None).
     """
     n, d = Z.shape
     labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
@@ -122,7 +122,8 @@ def _record(trace, seeds, roles, refs, g, seed, role, ref):
     if trace:
         seeds[g] = seed
         roles[g] = role
-        refs[g] = ref
+        for t in range(ref.shape[0]):  # (element by element: a row assignment compiles a shape check)
+            refs[g, t] = ref[t]
 
 
 def _run(Z, k: int, variant: str, trace: bool):

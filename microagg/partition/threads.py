@@ -114,12 +114,14 @@ def run(kernel, Z, *args, parallel_min: int, threads: int | None = None):
 
     ``threads`` defaults to :func:`thread_count`. A pass over at least ``parallel_min`` live records splits
     over numba's thread pool, which is not re-entrant across Python threads: calls that can reach it hold a
-    lock. A call that cannot (fewer records than ``parallel_min``, or one thread) runs without the lock, and
-    since the kernels are compiled with ``nogil=True`` such calls run in parallel from Python threads (the
-    block engine).
+    lock. A call that cannot (fewer records than ``parallel_min``, or one thread) runs without the lock as
+    ``kernel(Z, *args, 1, None)``: that specialization of the kernel leaves the parallel pass out (numba prunes
+    it when it compiles, ``engine._screen``), so it compiles about twice as fast, and the parallel one is
+    compiled only on the first call that may split. Since the kernels are compiled with ``nogil=True`` such
+    calls run in parallel from Python threads (the block engine).
     """
     threads = threads or thread_count()
     if threads == 1 or Z.shape[0] < parallel_min:
-        return kernel(Z, *args, threads, parallel_min)
+        return kernel(Z, *args, 1, None)
     with _POOL_LOCK:
         return kernel(Z, *args, threads, parallel_min)
