@@ -13,7 +13,9 @@ Rounds of three operations on a partition with every group >= k, each accepted o
   split never raises the SSE).
 
 Rounds repeat until one changes nothing. A change must lower the SSE by more than ``MARGIN`` times the SSE of
-the data as one group (more than the rounding of the computed changes, so it cannot cycle). The output's SSE,
+the data as one group, and a whole round must lower the SSE recomputed from fresh sums, else the round is undone
+and the refinement stops: the running sums' rounding can make a move look better than it is, and without that
+check two such moves could undo each other for ever. The output's SSE,
 recomputed in two passes, is compared with the input's, and the input is returned if the output's is higher
 (never worse; rounding is the only way that can happen). Every group of the output has k..2k-1 records
 (unless the input is returned).
@@ -162,9 +164,11 @@ def igd_kernel(Z, labels, k, tol):
         S[labels[i]] += Z[i]
         cnt[labels[i]] += 1
     m = _split(Z, k, labels, S, cnt, m)
+    best = _sse(Z, labels, m)
     changed = True
     while changed:
         changed = False
+        before = labels.copy()
         for p in range(m):
             if cnt[p] > 0 and _decompose(Z, p, labels, S, cnt, m, tol):
                 changed = True
@@ -173,7 +177,30 @@ def igd_kernel(Z, labels, k, tol):
             if cnt[p] > k and _shrink(Z, p, k, labels, S, cnt, m, tol):
                 changed = True
         m = _split(Z, k, labels, S, cnt, m)
+        if changed:  # a round must lower the SSE recomputed from scratch: the running sums' rounding cannot cycle
+            now = _sse(Z, labels, m)
+            if not now < best:
+                return before
+            best = now
     return labels
+
+
+@njit(cache=True, nogil=True)
+def _sse(Z, labels, m):
+    """Within-group SSE of ``labels`` (ids < m), centroids from fresh sums."""
+    n, d = Z.shape
+    S = np.zeros((m, d))
+    cnt = np.zeros(m)
+    for i in range(n):
+        S[labels[i]] += Z[i]
+        cnt[labels[i]] += 1
+    s = 0.0
+    for i in range(n):
+        g = labels[i]
+        for t in range(d):
+            u = Z[i, t] - S[g, t] / cnt[g]
+            s += u * u
+    return s
 
 
 def sse(Z: np.ndarray, labels: np.ndarray) -> float:
