@@ -55,7 +55,7 @@ def test_the_stated_sensitivity_bounds_every_change_of_one_record(partition):
     assert (worst >= 0.6 * S).all() if partition == "individual" else (worst > 0).all()
 
 
-def test_sensitivity_formulas():
+def test_sensitivity_of_each_partition_kind():
     X = data(23)
     assert np.allclose(sensitivity(X, individual(X, 5), BOX), [10 / 5, 10 / 5])
     sizes = np.array([5, 5, 5, 8])
