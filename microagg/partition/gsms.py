@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import register
+from .engine import insert_nearest
 from .mhm import in_range
 
 
@@ -38,15 +39,7 @@ def knn_group(Z, x, alive, k, out):
         for t in range(d):
             u = Z[j, t] - Z[x, t]
             s += u * u
-        if s >= dist[k - 1]:  # rows come in ascending order: an equal distance never displaces an earlier row
-            continue
-        p = k - 1
-        while p > 0 and dist[p - 1] > s:
-            dist[p] = dist[p - 1]
-            out[p] = out[p - 1]
-            p -= 1
-        dist[p] = s
-        out[p] = j
+        insert_nearest(dist, out, s, j)
 
 
 @njit(cache=True, nogil=True)

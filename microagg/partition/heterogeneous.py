@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .engine import insert_nearest
 from .missing import partial_distance
 
 
@@ -130,14 +131,7 @@ def _around(Z, obs, P, N, a, w, live, r, k, mismatch):
         d = 0.0 if i == r else _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch)
         if d > fard:
             far, fard = i, d
-        if d < bd[k - 1]:
-            j = k - 1
-            while j > 0 and bd[j - 1] > d:
-                bd[j] = bd[j - 1]
-                bi[j] = bi[j - 1]
-                j -= 1
-            bd[j] = d
-            bi[j] = i
+        insert_nearest(bd, bi, d, i)
     return bi, far
 
 
