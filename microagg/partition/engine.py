@@ -10,13 +10,17 @@ Speed comes from work that never changes those decisions:
   anchor c0 (the centroid when the index was built); since |z - c| <= |z - c0| + |c - c0|
   and the centroid drifts slowly, the scan stops after a handful of records;
 * **the other queries** (farthest from r, k nearest to r, k nearest to s) stream a
-  compacted, centred, column-major float32 copy of the remaining records through a
-  vectorized pass on all cores (one pass answers both queries about r). The pass
-  only *screens*: every record whose float32 distance lies within a proven rounding
-  margin of the float32 threshold is re-checked in float64, so the chosen records are
-  exactly those of the float64 definition;
-* removed records are blanked (NaN never wins a comparison) and the copy is
-  compacted once a quarter of it is dead (geometric total cost).
+  centred, column-major *integer* copy of the remaining records (int16 on a grid whose
+  squared distances are exact int32 sums) through a vectorized pass on all cores (one
+  pass answers both queries about r). The pass only *screens*: every record whose grid
+  distance lies within a proven rounding margin of the grid threshold is re-checked in
+  float64, so the chosen records are exactly those of the float64 definition. Where the
+  grid is too coarse (the candidates overflow their buffers, e.g. one far outlier squeezes
+  the others onto a few grid points) or the query lies off the grid, a float32 copy
+  screens the same way, with a margin relative to float32 rounding;
+* removed records leave the integer copy (the last live column takes their place) and
+  are blanked in the float32 copy (NaN never wins a comparison); both are rebuilt once a
+  quarter of the float32 copy is dead (geometric total cost).
 
 A run holds: ``start`` (labels, live flags, running sum, buffers), ``build_index`` (the
 screening copy and the radial order around an anchor, rebuilt by the caller once a quarter
@@ -25,7 +29,7 @@ group) and ``assign_rest`` (leftovers to the nearest group). The methods that gr
 record by record (V-MDAV, CV-MDAV, IAMAT) ask their queries through ``prefix`` and
 ``outside`` (the last section).
 
-Memory is O(n d): the input, one float32 copy and a few length-n vectors.
+Memory is O(n d): the input, a float32 and an int16 copy and a few length-n vectors.
 """
 
 from __future__ import annotations
