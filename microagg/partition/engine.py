@@ -494,10 +494,15 @@ def build_index(Z, alive, c0, zmax2, acc, chunks, cand, pmin):
     """
     X, ids, pos, scale, r2max = _pack(Z, alive, c0)
     rid, rrho = _radial(Z, ids, c0)
-    qs, H, Q = _quantize(Z, ids, c0)
+    if pmin is not None:
+        qs, H, Q = _quantize(Z, ids, c0)
+        qids, qpos, qm = ids.copy(), pos.copy(), ids.shape[0]
+    else:  # small runs: no integer copy (numba prunes this branch's other side, which then is not compiled)
+        qs, H, Q = 1.0, np.int64(0), np.empty((Z.shape[1], 1), np.int16)
+        qids, qpos, qm = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64), 0
     qval = np.empty(cand.shape, np.int64)
     return c0, pos, rid, rrho, (X, ids, acc, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin,
-                                qs, H, Q, ids.copy(), pos.copy(), np.array([ids.shape[0]]), qval, np.zeros(1, np.int64))
+                                qs, H, Q, qids, qpos, np.array([qm]), qval, np.zeros(1, np.int64))
 
 
 @njit(cache=True)
@@ -507,8 +512,17 @@ def around(Z, q, k, far, screen):
     The integer pass answers unless the query lies outside its grid or its candidates overflowed lately; the
     float32 pass answers then (the same records, more slowly).
     """
-    X, ids, acc, m, c0, scale, r2max, zmax2, chunks, cand, pmin, qs, H, Q, qids, qpos, qm, qval, skip = screen
-    if skip[0] > 0:
+    return _around(Z, q, k, far, screen, screen[10])
+
+
+@njit(cache=True)
+def _around(Z, q, k, far, screen, pmin):
+    """``around`` with the pass threshold ``pmin`` as an argument: a run too small to split (``pmin`` None) has no
+    integer copy, and numba then leaves the integer pass out of the compiled code (the first call compiles less)."""
+    X, ids, acc, m, c0, scale, r2max, zmax2, chunks, cand, _, qs, H, Q, qids, qpos, qm, qval, skip = screen
+    if pmin is None:
+        pass
+    elif skip[0] > 0:
         skip[0] -= 1
     else:
         q16, inside = _grid_query(q, c0, qs, H)
@@ -542,6 +556,8 @@ def emit(Z, screen, pos, acc, members, g, labels, alive, S):
         X[0, j] = np.nan
         acc[j] = np.nan
         j = qpos[i]
+        if j < 0:  # no integer copy (a small run)
+            continue
         last = qm[0] - 1
         for t in range(Q.shape[0]):
             Q[t, j] = Q[t, last]

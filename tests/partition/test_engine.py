@@ -8,9 +8,10 @@ from microagg.partition import engine
 from .reference import farthest, nearest
 
 
-def _state(Z):
+def _state(Z, pmin=1):
+    """A run's state on one thread; ``pmin`` None is a small run's (no integer copy)."""
     labels, alive, S, zmax2, acc, cand = engine.start(Z, 1)
-    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, acc, 1, cand, None)
+    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, acc, 1, cand, pmin)
     return labels, alive, S, pos, acc, screen
 
 
@@ -32,11 +33,12 @@ def _data(kind, rng):
     raise AssertionError(kind)
 
 
+@pytest.mark.parametrize("pmin", [1, None], ids=["integer copy", "float32 copy only"])
 @pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier", "below the grid", "sphere"])
-def test_queries_equal_brute_force_while_records_are_removed(kind):
+def test_queries_equal_brute_force_while_records_are_removed(kind, pmin):
     rng = np.random.default_rng(5)
     Z = _data(kind, rng)
-    labels, alive, S, pos, acc, screen = _state(Z)
+    labels, alive, S, pos, acc, screen = _state(Z, pmin)
     k = 4
     for g in range(40):
         rows = np.flatnonzero(alive)
@@ -49,6 +51,9 @@ def test_queries_equal_brute_force_while_records_are_removed(kind):
             np.testing.assert_array_equal(near, nearest(Z, rows, q, k))
         engine.emit(Z, screen, pos, acc, near, g, labels, alive, S)
         qids, qm = screen[14], screen[16][0]
+        if pmin is None:
+            assert qm == 0
+            continue
         np.testing.assert_array_equal(np.sort(qids[:qm]), np.flatnonzero(alive))  # the integer copy holds the live
         assert np.all(screen[15][qids[:qm]] == np.arange(qm))
 
