@@ -2,6 +2,8 @@
 
     python benchmarks/bench_mdav.py            # n = 10^3, 10^4, 10^5 (+ the benchmark data sets)
     python benchmarks/bench_mdav.py --million  # also n = 10^6 (a few minutes)
+    python benchmarks/bench_mdav.py --against ../other-checkout --sizes 100000 1000000 --threads 1
+                                               # this checkout and another one side by side, CPU and wall
 
 Data: standardized N(0, I), d = 10, k = 3, MDAV-generic. The baseline is the
 textbook numpy MDAV (full distance vectors over the remaining records for every
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -71,21 +74,57 @@ def child(n: int) -> None:
     Z = np.random.default_rng(0).standard_normal((n, 10))
     ma.partition.mdav(Z[:50], 3)  # load the compiled kernel first
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cpu = time.process_time()
     t, lab = timed(ma.partition.mdav, Z, 3)
+    cpu = time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     np.save(sys.argv[-1], lab)
-    print(json.dumps({"t": t, "extra_mb": (peak - before) / 1024, "data_mb": Z.nbytes / 2**20}))
+    print(json.dumps({"t": t, "cpu": cpu, "extra_mb": (peak - before) / 1024, "data_mb": Z.nbytes / 2**20}))
+
+
+def run_child(n: int, out: str, checkout: str | None = None, threads: int | None = None) -> dict:
+    """``child(n)`` in a fresh process, importing microagg from ``checkout`` if given, on ``threads`` threads."""
+    env = dict(os.environ)
+    if checkout:
+        env["PYTHONPATH"] = os.path.abspath(checkout) + os.pathsep + env.get("PYTHONPATH", "")
+    if threads:
+        env["MICROAGG_THREADS"] = str(threads)
+    res = subprocess.run([sys.executable, __file__, "--child", str(n), out], capture_output=True, text=True,
+                         check=True, env=env)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def against(other: str, sizes: list[int], threads: int | None) -> None:
+    """This checkout and ``other`` on the same N(0, I) data, alternating per size; labels compared."""
+    print(f"this checkout vs {other}: N(0, I), d = 10, k = 3, threads {threads or 'auto'}\n")
+    print("| n | this: CPU (s) | this: wall (s) | other: CPU (s) | other: wall (s) | CPU ratio | labels | load |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            load = os.getloadavg()[0]
+            a = run_child(n, f"{tmp}/a.npy", None, threads)
+            b = run_child(n, f"{tmp}/b.npy", other, threads)
+            load = f"{load:.1f}–{os.getloadavg()[0]:.1f}"
+            same = "identical" if np.array_equal(np.load(f"{tmp}/a.npy"), np.load(f"{tmp}/b.npy")) else "DIFFER"
+        print(f"| {n} | {a['cpu']:.2f} | {a['t']:.2f} | {b['cpu']:.2f} | {b['t']:.2f} | {b['cpu'] / a['cpu']:.2f}× "
+              f"| {same} | {load} |", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--million", action="store_true", help="also time n = 10^6")
     ap.add_argument("--baseline-max", type=int, default=100_000)
+    ap.add_argument("--against", metavar="CHECKOUT", help="time another checkout (the folder holding its microagg/) "
+                                                         "side by side, CPU and wall, labels compared")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10**5], help="sizes for --against (default 10^5)")
+    ap.add_argument("--threads", type=int, help="threads of the --against runs (default: auto)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("labels_out", nargs="?", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return child(args.child)
+    if args.against:
+        return against(args.against, args.sizes, args.threads)
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"python {platform.python_version()}, numba threads {numba.get_num_threads()}")
@@ -104,9 +143,7 @@ def main() -> None:
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             out = f"{tmp}/labels.npy"
-            res = subprocess.run([sys.executable, __file__, "--child", str(n), out], capture_output=True, text=True,
-                                 check=True)
-            info = json.loads(res.stdout.strip().splitlines()[-1])
+            info = run_child(n, out)
             lab = np.load(out)
         t, peak = info["t"], info["extra_mb"]
         if n <= args.baseline_max:

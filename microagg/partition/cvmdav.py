@@ -98,14 +98,14 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
                 ing[yj] = True
                 nm += 1
                 cbar = _mean_of(Z, members, nm)
-        engine.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen, pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1
     if n_live > 2 * k or (not strict4 and n_live == 2 * k):  # step 4
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
         _, near = engine.around(Z, Z[r].copy(), k, False, screen)
-        engine.emit(Z, screen[0], pos, acc, near, g, labels, alive, S)
+        engine.emit(Z, screen, pos, acc, near, g, labels, alive, S)
         n_live -= k
         g += 1
     if n_live > 0:  # step 6

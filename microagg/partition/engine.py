@@ -10,13 +10,17 @@ Speed comes from work that never changes those decisions:
   anchor c0 (the centroid when the index was built); since |z - c| <= |z - c0| + |c - c0|
   and the centroid drifts slowly, the scan stops after a handful of records;
 * **the other queries** (farthest from r, k nearest to r, k nearest to s) stream a
-  compacted, centred, column-major float32 copy of the remaining records through a
-  vectorized pass on all cores (one pass answers both queries about r). The pass
-  only *screens*: every record whose float32 distance lies within a proven rounding
-  margin of the float32 threshold is re-checked in float64, so the chosen records are
-  exactly those of the float64 definition;
-* removed records are blanked (NaN never wins a comparison) and the copy is
-  compacted once a quarter of it is dead (geometric total cost).
+  centred, column-major *integer* copy of the remaining records (int16 on a grid whose
+  squared distances are exact int32 sums) through a vectorized pass on all cores (one
+  pass answers both queries about r). The pass only *screens*: every record whose grid
+  distance lies within a proven rounding margin of the grid threshold is re-checked in
+  float64, so the chosen records are exactly those of the float64 definition. Where the
+  grid is too coarse (the candidates overflow their buffers, e.g. one far outlier squeezes
+  the others onto a few grid points) or the query lies off the grid, a float32 copy
+  screens the same way, with a margin relative to float32 rounding;
+* removed records leave the integer copy (the last live column takes their place) and
+  are blanked in the float32 copy (NaN never wins a comparison); both are rebuilt once a
+  quarter of the float32 copy is dead (geometric total cost).
 
 A run holds: ``start`` (labels, live flags, running sum, buffers), ``build_index`` (the
 screening copy and the radial order around an anchor, rebuilt by the caller once a quarter
@@ -25,7 +29,7 @@ group) and ``assign_rest`` (leftovers to the nearest group). The methods that gr
 record by record (V-MDAV, CV-MDAV, IAMAT) ask their queries through ``prefix`` and
 ``outside`` (the last section).
 
-Memory is O(n d): the input, one float32 copy and a few length-n vectors.
+Memory is O(n d): the input, a float32 and an int16 copy and a few length-n vectors.
 """
 
 from __future__ import annotations
@@ -241,6 +245,183 @@ def _screen(Z, X, ids, acc, m, qz, qs, k, mg, far, chunks, cand, pmin):
     return np.int64(fb[1]), bi
 
 
+# ----------------------------------------------------------------------------- integer passes
+#
+# The integer copy Q (d, m) holds round((z - c0) * qs) for the live records, qs a power of two chosen so that
+# every value lies in [-H, H] with d (2H)^2 < 2^31: squared distances between grid points are exact int32 sums,
+# and a pass does integer arithmetic on 2 bytes per value (twice the records per second of the float32 pass on
+# the benchmark machine). Rounding moves each coordinate by at most 1/2, so the grid distance D of a record and
+# the exact distance delta (in grid units) satisfy |sqrt(D) - delta| <= e = sqrt(d) (both points rounded). Hence:
+# a record among the k nearest has sqrt(D) <= sqrt(D_k) + 2e (D_k the k-th smallest grid distance), and the
+# farthest has sqrt(D) >= sqrt(D_max) - 2e; the float64 rounding of ``sqdist`` (relative (d + 3) 2^-53) is
+# covered by a relative slack of 1e-9. Records passing these tests are decided in float64 as in ``_screen``.
+
+SKIP_AFTER_OVERFLOW = 64  # queries answered by the float32 pass after an integer screen overflowed its buffers
+_SLACK16 = 1e-9
+
+
+@njit(cache=True)
+def _quantize(Z, ids, c0):
+    """Grid step qs (a power of two), bound H and the integer copy (d, m) of the records ``ids`` around ``c0``."""
+    d = Z.shape[1]
+    m = ids.shape[0]
+    H = np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0)
+    big = 0.0
+    for i in ids:
+        for t in range(d):
+            big = max(big, abs(Z[i, t] - c0[t]))
+    qs = 1.0
+    if big > 0.0:
+        qs = 2.0 ** min(1000.0, max(-1000.0, np.floor(np.log2(H / big))))
+        while big * qs > H:
+            qs /= 2.0
+    Q = np.empty((d, max(m, 1)), np.int16)
+    for j in range(m):
+        for t in range(d):
+            Q[t, j] = np.int16(np.floor((Z[ids[j], t] - c0[t]) * qs + 0.5))
+    return qs, np.int64(H), Q
+
+
+@njit(cache=True)
+def _grid_query(q, c0, qs, H):
+    """``q`` on the grid of the integer copy, and whether it lies inside it (else the sums could overflow)."""
+    d = q.shape[0]
+    out = np.empty(d, np.int32)
+    inside = True
+    for t in range(d):
+        v = np.floor((q[t] - c0[t]) * qs + 0.5)
+        if not abs(v) <= H:
+            inside = False
+            v = 0.0
+        out[t] = np.int32(v)
+    return out, inside
+
+
+@njit(cache=True, inline="always")
+def _near_limit(kth, e2):
+    """Largest grid distance a record among the k nearest can have, given the k-th smallest ``kth``."""
+    return (np.sqrt(kth) + e2) ** 2 * (1.0 + _SLACK16) + 1.0
+
+
+@njit(cache=True, inline="always")
+def _far_limit(top, e2):
+    """Smallest grid distance the farthest record can have, given the largest ``top`` (-1: any)."""
+    r = np.sqrt(max(top, 0.0)) - e2
+    if r <= 0.0:
+        return -1.0
+    return r * r * (1.0 - _SLACK16) - 1.0
+
+
+@njit(cache=True)
+def _pass16_range(Q, q, lo, hi, k, e2, far, kbest, cand, val):
+    """Grid distances of columns lo..hi to ``q``, the k smallest (``kbest``), the largest, and the candidates.
+
+    As ``_pass_range`` on the integer copy: ``cand``/``val`` receive every column (and its grid distance) that,
+    when seen, passed the running tests of the module comment, a superset of those passing the final ones.
+    Returns (largest, candidates recorded).
+    """
+    d = Q.shape[0]
+    loc = np.empty(BLOCK, np.int32)
+    for i in range(k):
+        kbest[i] = np.inf
+    top = -1.0
+    nlim = np.inf
+    flim = -1.0
+    nc = 0
+    cap = cand.shape[0]
+    for b0 in range(lo, hi, BLOCK):
+        nb = min(hi, b0 + BLOCK) - b0
+        for j in range(nb):
+            loc[j] = 0
+        for t in range(d):
+            qt = q[t]
+            row = Q[t, b0:b0 + nb]
+            for j in range(nb):
+                diff = np.int32(row[j]) - qt
+                loc[j] += diff * diff
+        bmin = loc[0]
+        bmax = loc[0]
+        for j in range(nb):
+            bmin = min(bmin, loc[j])
+            bmax = max(bmax, loc[j])
+        if not (bmin <= nlim or (far and bmax >= flim)):
+            continue
+        for j in range(nb):
+            v = loc[j]
+            hit = False
+            if v <= nlim:
+                hit = True
+                if v < kbest[k - 1]:
+                    i = k - 1
+                    while i > 0 and v < kbest[i - 1]:
+                        kbest[i] = kbest[i - 1]
+                        i -= 1
+                    kbest[i] = v
+                    nlim = _near_limit(kbest[k - 1], e2)
+            if far and v >= flim:
+                hit = True
+                if v > top:
+                    top = v
+                    flim = _far_limit(top, e2)
+            if hit:
+                if nc < cap:
+                    cand[nc] = b0 + j
+                    val[nc] = v
+                nc += 1
+    return top, nc
+
+
+@njit(cache=True, parallel=True)
+def _pass16_parallel(Q, q, m, k, e2, far, chunks, cand, val):
+    step = (m + chunks - 1) // chunks
+    tops = np.empty(chunks)
+    counts = np.empty(chunks, np.int64)
+    kb = np.empty((chunks, k))
+    for c in prange(chunks):
+        lo = min(m, c * step)
+        tops[c], counts[c] = _pass16_range(Q, q, lo, min(m, lo + step), k, e2, far, kb[c], cand[c], val[c])
+    return tops, counts, kb
+
+
+@njit(cache=True)
+def _screen16(Z, Q, qids, m, qz, q16, k, far, chunks, cand, val, pmin):
+    """``_screen`` through the integer copy: (done, farthest record or -1, k nearest records).
+
+    Not done when a candidate buffer overflowed (the caller falls back to the float32 pass).
+    """
+    e2 = 2.0 * np.sqrt(Q.shape[0]) * (1.0 + _SLACK16)
+    if pmin is not None and chunks > 1 and m >= pmin:
+        tops, counts, kb = _pass16_parallel(Q, q16, m, k, e2, far, chunks, cand, val)
+    else:
+        tops = np.empty(1)
+        counts = np.empty(1, np.int64)
+        kb = np.empty((1, k))
+        tops[0], counts[0] = _pass16_range(Q, q16, 0, m, k, e2, far, kb[0], cand[0], val[0])
+    bi = np.full(k, np.iinfo(np.int64).max)
+    if counts.max() > cand.shape[1]:
+        return False, np.int64(-1), bi
+    kth = kb.ravel()
+    nthr = _near_limit(kth[np.argsort(kth, kind="mergesort")[k - 1]], e2)
+    fthr = _far_limit(tops.max(), e2)
+    fb = np.array([-1.0, -1.0])
+    bd = np.full(k, np.inf)
+    for c in range(counts.shape[0]):
+        for e in range(counts[c]):
+            v = val[c, e]
+            near = v <= nthr
+            farther = far and v >= fthr
+            if not (near or farther):
+                continue
+            i = qids[cand[c, e]]
+            s = sqdist(Z, i, qz)
+            if farther and (s > fb[0] or (s == fb[0] and i < fb[1])):
+                fb[0] = s
+                fb[1] = i
+            if near:
+                insert_nearest(bd, bi, s, i)
+    return True, np.int64(fb[1]), bi
+
+
 @njit(cache=True)
 def _margin(q, c0, scale, r2max, zmax2):
     """Bound on |float32 screening distance - float64 exact distance|, in screening units.
@@ -306,16 +487,50 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
 
 @njit(cache=True)
 def build_index(Z, alive, c0, zmax2, acc, chunks, cand, pmin):
-    """Fresh search structures around anchor ``c0``: (c0, pos, radial order, radii, screening state)."""
+    """Fresh search structures around anchor ``c0``: (c0, pos, radial order, radii, screening state).
+
+    The screening state holds both copies of the live records: the float32 one (fields 0-10) and the integer one
+    (fields 11-18: grid step, bound H, copy, its records, their columns, live count, candidate values, skip counter).
+    """
     X, ids, pos, scale, r2max = _pack(Z, alive, c0)
     rid, rrho = _radial(Z, ids, c0)
-    return c0, pos, rid, rrho, (X, ids, acc, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin)
+    if pmin is not None:
+        qs, H, Q = _quantize(Z, ids, c0)
+        qids, qpos, qm = ids.copy(), pos.copy(), ids.shape[0]
+    else:  # small runs: no integer copy (numba prunes this branch's other side, which then is not compiled)
+        qs, H, Q = 1.0, np.int64(0), np.empty((Z.shape[1], 1), np.int16)
+        qids, qpos, qm = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64), 0
+    qval = np.empty(cand.shape, np.int64)
+    return c0, pos, rid, rrho, (X, ids, acc, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin,
+                                qs, H, Q, qids, qpos, np.array([qm]), qval, np.zeros(1, np.int64))
 
 
 @njit(cache=True)
 def around(Z, q, k, far, screen):
-    """Exact (farthest record or -1, k nearest records) from ``q`` through the screening state."""
-    X, ids, acc, m, c0, scale, r2max, zmax2, chunks, cand, pmin = screen
+    """Exact (farthest record or -1, k nearest records) from ``q`` through the screening state.
+
+    The integer pass answers unless the query lies outside its grid or its candidates overflowed lately; the
+    float32 pass answers then (the same records, more slowly).
+    """
+    return _around(Z, q, k, far, screen, screen[10])
+
+
+@njit(cache=True)
+def _around(Z, q, k, far, screen, pmin):
+    """``around`` with the pass threshold ``pmin`` as an argument: a run too small to split (``pmin`` None) has no
+    integer copy, and numba then leaves the integer pass out of the compiled code (the first call compiles less)."""
+    X, ids, acc, m, c0, scale, r2max, zmax2, chunks, cand, _, qs, H, Q, qids, qpos, qm, qval, skip = screen
+    if pmin is None:
+        pass
+    elif skip[0] > 0:
+        skip[0] -= 1
+    else:
+        q16, inside = _grid_query(q, c0, qs, H)
+        if inside:
+            ok, f, bi = _screen16(Z, Q, qids, qm[0], q, q16, k, far, chunks, cand, qval, pmin)
+            if ok:
+                return f, bi
+            skip[0] = SKIP_AFTER_OVERFLOW
     mg = _margin(q, c0, scale, r2max, zmax2)
     return _screen(Z, X, ids, acc, m, q, _scaled_query(q, c0, scale), k, mg, far, chunks, cand, pmin)
 
@@ -324,8 +539,14 @@ def around(Z, q, k, far, screen):
 
 
 @njit(cache=True)
-def emit(Z, X, pos, acc, members, g, labels, alive, S):
-    """Make group ``g`` of ``members``; update the running sum in ascending record order."""
+def emit(Z, screen, pos, acc, members, g, labels, alive, S):
+    """Make group ``g`` of ``members``; update the running sum in ascending record order.
+
+    The members are blanked in the float32 copy and swapped out of the integer copy (its last live column
+    takes their place, so its passes never meet a removed record).
+    """
+    X = screen[0]
+    Q, qids, qpos, qm = screen[13], screen[14], screen[15], screen[16]
     for i in members[np.argsort(members, kind="mergesort")]:
         labels[i] = g
         alive[i] = False
@@ -334,6 +555,16 @@ def emit(Z, X, pos, acc, members, g, labels, alive, S):
         j = pos[i]
         X[0, j] = np.nan
         acc[j] = np.nan
+        j = qpos[i]
+        if j < 0:  # no integer copy (a small run)
+            continue
+        last = qm[0] - 1
+        for t in range(Q.shape[0]):
+            Q[t, j] = Q[t, last]
+        qids[j] = qids[last]
+        qpos[qids[j]] = j
+        qpos[i] = -1
+        qm[0] = last
 
 
 @njit(cache=True)
@@ -519,8 +750,8 @@ def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive
 
 
 @njit(cache=True)
-def close_group(Z, X, pos, acc, members, g, labels, alive, S, ing):
+def close_group(Z, screen, pos, acc, members, g, labels, alive, S, ing):
     """Emit group g of ``members`` (label, remove from the screen and the running sum) and clear their flags."""
-    emit(Z, X, pos, acc, members, g, labels, alive, S)
+    emit(Z, screen, pos, acc, members, g, labels, alive, S)
     for a in range(members.shape[0]):
         ing[members[a]] = False

@@ -77,7 +77,7 @@ def iamat_kernel(Z, k, chunks, pmin):
             ing[best[0]] = True
             total += Z[best[0]]
             nm += 1
-        engine.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen, pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1

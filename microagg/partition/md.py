@@ -103,7 +103,7 @@ def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
 @njit(cache=True)
 def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, size):
     """Emit group ``g`` and drop its members from the heap; returns the heap size."""
-    engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+    engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
     for i in members:
         size = _drop(heap, hpos, key, size, i)
     return size

@@ -81,7 +81,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
         zr = Z[r].copy()
         s, members = engine.around(Z, zr, k, variant != SINGLE, screen)
-        engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
         _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
         g += 1
         n_live -= k
@@ -91,7 +91,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
         if not alive[s]:  # only with massive ties: s fell into r's group
             s, _ = engine.around(Z, zr, k, True, screen)
         _, members = engine.around(Z, Z[s].copy(), k, False, screen)
-        engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
         _record(trace, seeds, roles, refs, g, s, ROLE_OPPOSITE, zr)
         g += 1
         n_live -= k
@@ -101,7 +101,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
         c = S / n_live
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
         _, members = engine.around(Z, Z[r].copy(), k, False, screen)
-        engine.emit(Z, screen[0], pos, acc, members, g, labels, alive, S)
+        engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
         _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
         g += 1
         n_live -= k

@@ -114,14 +114,17 @@ def run(kernel, Z, *args, parallel_min: int, threads: int | None = None):
 
     ``threads`` defaults to :func:`thread_count`. A pass over at least ``parallel_min`` live records splits
     over numba's thread pool, which is not re-entrant across Python threads: calls that can reach it hold a
-    lock. A call that cannot (fewer records than ``parallel_min``, or one thread) runs without the lock as
-    ``kernel(Z, *args, 1, None)``: that specialization of the kernel leaves the parallel pass out (numba prunes
-    it when it compiles, ``engine._screen``), so it compiles about twice as fast, and the parallel one is
-    compiled only on the first call that may split. Since the kernels are compiled with ``nogil=True`` such
-    calls run in parallel from Python threads (the block engine).
+    lock. A call on fewer records than ``parallel_min`` runs as ``kernel(Z, *args, 1, None)``: that
+    specialization of the kernel leaves the parallel pass and the integer screening copy out (numba prunes
+    them when it compiles, ``engine._screen`` and ``engine._around``), so it compiles fastest, and the other
+    one is compiled only on the first larger call. A larger call on one thread never splits and needs no lock.
+    Since the kernels are compiled with ``nogil=True`` calls without the lock run in parallel from Python
+    threads (the block engine).
     """
     threads = threads or thread_count()
-    if threads == 1 or Z.shape[0] < parallel_min:
+    if Z.shape[0] < parallel_min:
         return kernel(Z, *args, 1, None)
+    if threads == 1:  # never splits: no lock needed
+        return kernel(Z, *args, 1, parallel_min)
     with _POOL_LOCK:
         return kernel(Z, *args, threads, parallel_min)

@@ -105,7 +105,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
             members[nm] = emin
             ing[emin] = True
             nm += 1
-        engine.close_group(Z, screen[0], pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen, pos, acc, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1
