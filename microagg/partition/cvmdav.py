@@ -57,8 +57,8 @@ def _dist(a, b):
 def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     """Labels of CV-MDAV on ``Z`` (groups in order of formation); ``cap``/``last`` are 2k or 2k-1."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
+    labels, alive, S, zmax2, cand = engine.start(Z, chunks)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)
     members = np.empty(2 * k, np.int64)
     y = np.empty(2 * k, np.int64)
@@ -68,7 +68,7 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     g = 0
     while n_live >= 3 * k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
             dead = 0
             rstart = 0
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
@@ -98,14 +98,14 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
                 ing[yj] = True
                 nm += 1
                 cbar = _mean_of(Z, members, nm)
-        engine.close_group(Z, screen, pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen, pos, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1
     if n_live > 2 * k or (not strict4 and n_live == 2 * k):  # step 4
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
         _, near = engine.around(Z, Z[r].copy(), k, False, screen)
-        engine.emit(Z, screen, pos, acc, near, g, labels, alive, S)
+        engine.emit(Z, screen, pos, near, g, labels, alive, S)
         n_live -= k
         g += 1
     if n_live > 0:  # step 6

@@ -16,8 +16,10 @@ Speed comes from work that never changes those decisions:
   distance lies within a proven rounding margin of the grid threshold is re-checked in
   float64, so the chosen records are exactly those of the float64 definition. Where the
   grid is too coarse (the candidates overflow their buffers, e.g. one far outlier squeezes
-  the others onto a few grid points) or the query lies off the grid, a float32 copy
-  screens the same way, with a margin relative to float32 rounding;
+  the others onto a few grid points), where the query lies off the grid, and in runs too
+  small to split a pass (they have no integer copy), a float32 copy screens the same way,
+  with a margin relative to float32 rounding; should its candidates overflow too (massive
+  ties), every live record is decided in float64;
 * removed records leave the integer copy (the last live column takes their place) and
   are blanked in the float32 copy (NaN never wins a comparison); both are rebuilt once a
   quarter of the float32 copy is dead (geometric total cost).
@@ -39,7 +41,7 @@ from numba import njit, prange
 
 BLOCK = 256            # records per vectorized block of a pass
 PARALLEL_MIN = 32768   # default: remaining records below which a pass runs on one thread
-CAND_CAP = 4096        # screening candidates kept per thread before falling back to a full check
+CAND_CAP = 4096        # screening candidates kept per thread before falling back to the next screen
 _U32 = 2.0 ** -24      # unit roundoff of float32
 _U64 = 2.0 ** -53
 
@@ -100,164 +102,30 @@ def _radial(Z, ids, c0):
 
 
 # ----------------------------------------------------------------------------- passes
-
-
-@njit(cache=True)
-def _pass_range(X, q, acc, lo, hi, k, mg, far, kbest, cand):
-    """float32 distances of columns lo..hi to ``q`` (into ``acc``) and their screening candidates.
-
-    Keeps the running maximum and the k smallest values (``kbest``, sorted) and
-    records in ``cand`` every column that, when seen, was within ``mg`` of them:
-    a superset of the columns within ``mg`` of the final values (the running
-    maximum only grows and the running k-th smallest only shrinks). Blocks are
-    computed vectorized; a block is inspected record by record only if its
-    extremes can matter. Returns (maximum, candidates recorded); the count
-    exceeds ``cand``'s length when it overflowed. NaN columns never qualify.
-    """
-    d = X.shape[0]
-    loc = np.empty(BLOCK, np.float32)
-    for i in range(k):
-        kbest[i] = np.inf
-    top = -np.inf
-    nc = 0
-    cap = cand.shape[0]
-    for b0 in range(lo, hi, BLOCK):
-        nb = min(hi, b0 + BLOCK) - b0
-        for j in range(nb):
-            loc[j] = 0.0
-        for t in range(d):
-            qt = q[t]
-            row = X[t, b0:b0 + nb]  # slices let LLVM vectorize (no aliasing, unit stride)
-            for j in range(nb):
-                diff = row[j] - qt
-                loc[j] += diff * diff
-        bmin = np.float32(np.inf)
-        bmax = np.float32(-np.inf)
-        out = acc[b0:b0 + nb]
-        for j in range(nb):
-            v = loc[j]
-            out[j] = v
-            if v < bmin:  # comparisons, not min/max: NaN (removed) never counts
-                bmin = v
-            if v > bmax:
-                bmax = v
-        if not (bmin <= kbest[k - 1] + mg or (far and bmax >= top - mg)):
-            continue
-        for j in range(nb):
-            v = np.float64(loc[j])
-            hit = False
-            if v <= kbest[k - 1] + mg:
-                hit = True
-                if v < kbest[k - 1]:
-                    i = k - 1
-                    while i > 0 and v < kbest[i - 1]:
-                        kbest[i] = kbest[i - 1]
-                        i -= 1
-                    kbest[i] = v
-            if far and v >= top - mg:
-                hit = True
-                if v > top:
-                    top = v
-            if hit:
-                if nc < cap:
-                    cand[nc] = b0 + j
-                nc += 1
-    return top, nc
-
-
-@njit(cache=True, parallel=True)
-def _pass_parallel(X, q, acc, m, k, mg, far, chunks, cand):
-    step = (m + chunks - 1) // chunks
-    tops = np.empty(chunks)
-    counts = np.empty(chunks, np.int64)
-    kb = np.empty((chunks, k))
-    for c in prange(chunks):
-        lo = min(m, c * step)
-        tops[c], counts[c] = _pass_range(X, q, acc, lo, min(m, lo + step), k, mg, far, kb[c], cand[c])
-    return tops, counts, kb
-
-
-@njit(cache=True)
-def insert_nearest(dist, idx, s, i):
-    """Insert record ``i`` at squared distance ``s`` into the list ``dist``/``idx`` kept sorted by (squared distance,
-    index), dropping its last entry; False (nothing changed) if ``i`` does not come before that entry."""
-    last = dist.shape[0] - 1
-    if not (s < dist[last] or (s == dist[last] and i < idx[last])):
-        return False
-    p = last
-    while p > 0 and (s < dist[p - 1] or (s == dist[p - 1] and i < idx[p - 1])):
-        dist[p] = dist[p - 1]
-        idx[p] = idx[p - 1]
-        p -= 1
-    dist[p] = s
-    idx[p] = i
-    return True
-
-
-@njit(cache=True)
-def _decide(Z, ids, acc, j, qz, far, fthr, nthr, fb, bd, bi):
-    """Exact float64 check of column ``j`` if its screened distance qualifies."""
-    v = acc[j]
-    near = v <= nthr
-    farther = far and v >= fthr
-    if not (near or farther):
-        return
-    i = ids[j]
-    s = sqdist(Z, i, qz)
-    if farther and (s > fb[0] or (s == fb[0] and i < fb[1])):
-        fb[0] = s
-        fb[1] = i
-    if near:
-        insert_nearest(bd, bi, s, i)
-
-
-@njit(cache=True)
-def _screen(Z, X, ids, acc, m, qz, qs, k, mg, far, chunks, cand, pmin):
-    """Exact (farthest record, k nearest records) from ``qz`` among the live columns.
-
-    One float32 pass with the scaled query ``qs`` screens; records within twice the
-    rounding margin ``mg`` of the float32 maximum / k-th smallest distance are
-    decided in float64. The farthest is -1 unless ``far``; the nearest are sorted
-    by (distance, index). With ``pmin`` None the pass runs on one thread and numba prunes the parallel branch
-    when it compiles, so a run that cannot split never compiles ``_pass_parallel`` (the costliest kernel to
-    compile); ``threads.run`` passes None unless the call may split.
-    """
-    if pmin is not None and chunks > 1 and m >= pmin:
-        tops, counts, kb = _pass_parallel(X, qs, acc, m, k, 2.0 * mg, far, chunks, cand)
-    else:
-        tops = np.empty(1)
-        counts = np.empty(1, np.int64)
-        kb = np.empty((1, k))
-        tops[0], counts[0] = _pass_range(X, qs, acc, 0, m, k, 2.0 * mg, far, kb[0], cand[0])
-    fthr = tops.max() - 2.0 * mg
-    kth = kb.ravel()
-    nthr = kth[np.argsort(kth, kind="mergesort")[k - 1]] + 2.0 * mg  # (mergesort: one sort kernel to compile)
-    fb = np.array([-1.0, -1.0])
-    bd = np.full(k, np.inf)
-    bi = np.full(k, np.iinfo(np.int64).max)
-    if counts.max() > cand.shape[1]:  # a candidate buffer overflowed: check every column
-        for j in range(m):
-            _decide(Z, ids, acc, j, qz, far, fthr, nthr, fb, bd, bi)
-    else:
-        for c in range(counts.shape[0]):
-            for e in range(counts[c]):
-                _decide(Z, ids, acc, cand[c, e], qz, far, fthr, nthr, fb, bd, bi)
-    return np.int64(fb[1]), bi
-
-
-# ----------------------------------------------------------------------------- integer passes
 #
-# The integer copy Q (d, m) holds round((z - c0) * qs) for the live records, qs a power of two chosen so that
-# every value lies in [-H, H] with d (2H)^2 < 2^31: squared distances between grid points are exact int32 sums,
-# and a pass does integer arithmetic on 2 bytes per value (twice the records per second of the float32 pass on
-# the benchmark machine). Rounding moves each coordinate by at most 1/2, so the grid distance D of a record and
-# the exact distance delta (in grid units) satisfy |sqrt(D) - delta| <= e = sqrt(d) (both points rounded). Hence:
-# a record among the k nearest has sqrt(D) <= sqrt(D_k) + 2e (D_k the k-th smallest grid distance), and the
-# farthest has sqrt(D) >= sqrt(D_max) - 2e; the float64 rounding of ``sqdist`` (relative (d + 3) 2^-53) is
-# covered by a relative slack of 1e-9. Records passing these tests are decided in float64 as in ``_screen``.
+# A pass screens the live columns of one of two copies of the records, both centred on the anchor c0:
+#
+# * the float32 copy X holds (z - c0) * scale (removed records blanked with NaN, which never qualifies); its
+#   distances differ from the float64 ones by at most the margin of ``_margin``;
+# * the integer copy Q (runs large enough to split a pass) holds round((z - c0) * qs), qs a power of two chosen so
+#   that every value lies in [-H, H] with d (2H)^2 < 2^31: squared distances between grid points are exact int32
+#   sums on 2 bytes per value (twice the records per second of the float32 pass on the benchmark machine; at 10^6
+#   x 10 the copy fits the processor's cache). Removed records leave it (the last live column takes their place).
+#   Rounding moves each coordinate by at most 1/2, so the grid distance D of a record and the exact distance delta
+#   (in grid units) satisfy |sqrt(D) - delta| <= e = sqrt(d) (both points rounded). Hence a record among the k
+#   nearest has sqrt(D) <= sqrt(D_k) + 2e (D_k the k-th smallest grid distance) and the farthest has
+#   sqrt(D) >= sqrt(D_max) - 2e; the float64 rounding of ``sqdist`` (relative (d + 3) 2^-53) is covered by a
+#   relative slack of 1e-9.
+#
+# Either way the records passing the tests are decided in float64 (``sqdist``), so the answer is the float64 one.
 
 SKIP_AFTER_OVERFLOW = 64  # queries answered by the float32 pass after an integer screen overflowed its buffers
 _SLACK16 = 1e-9
+GRID, FLOAT = np.int32, np.float32  # accumulator types of a pass over the integer / the float32 copy
+# A block's smallest distance starts here: above every distance between records of either copy (int32 sums stay
+# below it; float32 values are scaled into [-1, 1], so distances are at most 4d). A query far off the data may
+# exceed it; then a block is inspected record by record when it need not be, never the reverse.
+_BLOCK_MIN_START = 2 ** 31 - 1
 
 
 @njit(cache=True)
@@ -298,35 +166,41 @@ def _grid_query(q, c0, qs, H):
 
 
 @njit(cache=True, inline="always")
-def _near_limit(kth, e2):
-    """Largest grid distance a record among the k nearest can have, given the k-th smallest ``kth``."""
-    return (np.sqrt(kth) + e2) ** 2 * (1.0 + _SLACK16) + 1.0
+def _near_limit(kth, mg, grid):
+    """Largest screened distance a record among the k nearest can have, given the k-th smallest ``kth``."""
+    if grid:
+        return (np.sqrt(kth) + mg) ** 2 * (1.0 + _SLACK16) + 1.0
+    return kth + mg
 
 
 @njit(cache=True, inline="always")
-def _far_limit(top, e2):
-    """Smallest grid distance the farthest record can have, given the largest ``top`` (-1: any)."""
-    r = np.sqrt(max(top, 0.0)) - e2
-    if r <= 0.0:
-        return -1.0
-    return r * r * (1.0 - _SLACK16) - 1.0
+def _far_limit(top, mg, grid):
+    """Smallest screened distance the farthest record can have, given the largest ``top``."""
+    if grid:
+        r = np.sqrt(max(top, 0.0)) - mg
+        return r * r * (1.0 - _SLACK16) - 1.0 if r > 0.0 else -1.0
+    return top - mg
 
 
 @njit(cache=True)
-def _pass16_range(Q, q, lo, hi, k, e2, far, kbest, cand, val):
-    """Grid distances of columns lo..hi to ``q``, the k smallest (``kbest``), the largest, and the candidates.
+def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type):
+    """Screened distances of columns lo..hi of a copy to ``q``, the k smallest (``kbest``, sorted), the largest, and
+    the candidates.
 
-    As ``_pass_range`` on the integer copy: ``cand``/``val`` receive every column (and its grid distance) that,
-    when seen, passed the running tests of the module comment, a superset of those passing the final ones.
-    Returns (largest, candidates recorded).
+    ``acc_type`` is GRID for the integer copy (``grid`` True, ``mg`` = 2e), FLOAT for the float32 one (``mg`` =
+    twice the margin). Records in ``cand``/``val`` every column (and its distance) that, when seen, passed the
+    running tests of ``_near_limit``/``_far_limit``: a superset of those passing the final ones (the running
+    maximum only grows, the running k-th smallest only shrinks). Blocks are computed vectorized; a block is
+    inspected record by record only if its extremes can matter. Returns (largest, candidates recorded); the count
+    exceeds ``cand``'s length when it overflowed. NaN columns never qualify.
     """
-    d = Q.shape[0]
-    loc = np.empty(BLOCK, np.int32)
+    d = X.shape[0]
+    loc = np.empty(BLOCK, acc_type)
     for i in range(k):
         kbest[i] = np.inf
-    top = -1.0
+    top = -np.inf
     nlim = np.inf
-    flim = -1.0
+    flim = -np.inf
     nc = 0
     cap = cand.shape[0]
     for b0 in range(lo, hi, BLOCK):
@@ -335,19 +209,22 @@ def _pass16_range(Q, q, lo, hi, k, e2, far, kbest, cand, val):
             loc[j] = 0
         for t in range(d):
             qt = q[t]
-            row = Q[t, b0:b0 + nb]
+            row = X[t, b0:b0 + nb]  # slices let LLVM vectorize (no aliasing, unit stride)
             for j in range(nb):
-                diff = np.int32(row[j]) - qt
+                diff = acc_type(row[j]) - qt
                 loc[j] += diff * diff
-        bmin = loc[0]
-        bmax = loc[0]
+        bmin = acc_type(_BLOCK_MIN_START)
+        bmax = acc_type(-1)
         for j in range(nb):
-            bmin = min(bmin, loc[j])
-            bmax = max(bmax, loc[j])
+            v = loc[j]
+            if v < bmin:  # comparisons, not min/max: NaN (removed) never counts
+                bmin = v
+            if v > bmax:
+                bmax = v
         if not (bmin <= nlim or (far and bmax >= flim)):
             continue
         for j in range(nb):
-            v = loc[j]
+            v = np.float64(loc[j])
             hit = False
             if v <= nlim:
                 hit = True
@@ -357,12 +234,12 @@ def _pass16_range(Q, q, lo, hi, k, e2, far, kbest, cand, val):
                         kbest[i] = kbest[i - 1]
                         i -= 1
                     kbest[i] = v
-                    nlim = _near_limit(kbest[k - 1], e2)
+                    nlim = _near_limit(kbest[k - 1], mg, grid)
             if far and v >= flim:
                 hit = True
                 if v > top:
                     top = v
-                    flim = _far_limit(top, e2)
+                    flim = _far_limit(top, mg, grid)
             if hit:
                 if nc < cap:
                     cand[nc] = b0 + j
@@ -372,37 +249,58 @@ def _pass16_range(Q, q, lo, hi, k, e2, far, kbest, cand, val):
 
 
 @njit(cache=True, parallel=True)
-def _pass16_parallel(Q, q, m, k, e2, far, chunks, cand, val):
+def _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type):
     step = (m + chunks - 1) // chunks
     tops = np.empty(chunks)
     counts = np.empty(chunks, np.int64)
     kb = np.empty((chunks, k))
     for c in prange(chunks):
         lo = min(m, c * step)
-        tops[c], counts[c] = _pass16_range(Q, q, lo, min(m, lo + step), k, e2, far, kb[c], cand[c], val[c])
+        tops[c], counts[c] = _pass_range(X, q, lo, min(m, lo + step), k, mg, grid, far, kb[c], cand[c], val[c],
+                                         acc_type)
     return tops, counts, kb
 
 
 @njit(cache=True)
-def _screen16(Z, Q, qids, m, qz, q16, k, far, chunks, cand, val, pmin):
-    """``_screen`` through the integer copy: (done, farthest record or -1, k nearest records).
+def insert_nearest(dist, idx, s, i):
+    """Insert record ``i`` at squared distance ``s`` into the list ``dist``/``idx`` kept sorted by (squared distance,
+    index), dropping its last entry; False (nothing changed) if ``i`` does not come before that entry."""
+    last = dist.shape[0] - 1
+    if not (s < dist[last] or (s == dist[last] and i < idx[last])):
+        return False
+    p = last
+    while p > 0 and (s < dist[p - 1] or (s == dist[p - 1] and i < idx[p - 1])):
+        dist[p] = dist[p - 1]
+        idx[p] = idx[p - 1]
+        p -= 1
+    dist[p] = s
+    idx[p] = i
+    return True
 
-    Not done when a candidate buffer overflowed (the caller falls back to the float32 pass).
+
+@njit(cache=True)
+def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_type):
+    """Exact (done, farthest record, k nearest records) from ``qz`` among the first ``m`` columns of a copy.
+
+    One pass with the query ``q`` on the copy's scale screens (``_pass_range``); the candidates passing the final
+    tests are decided in float64. The farthest is -1 unless ``far``; the nearest are sorted by (distance, index).
+    Not done when a candidate buffer overflowed. With ``pmin`` None the pass runs on one thread and numba prunes
+    the parallel branch when it compiles, so a run that cannot split never compiles ``_pass_parallel`` (the
+    costliest kernel to compile); ``threads.run`` passes None unless the call may split.
     """
-    e2 = 2.0 * np.sqrt(Q.shape[0]) * (1.0 + _SLACK16)
     if pmin is not None and chunks > 1 and m >= pmin:
-        tops, counts, kb = _pass16_parallel(Q, q16, m, k, e2, far, chunks, cand, val)
+        tops, counts, kb = _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type)
     else:
         tops = np.empty(1)
         counts = np.empty(1, np.int64)
         kb = np.empty((1, k))
-        tops[0], counts[0] = _pass16_range(Q, q16, 0, m, k, e2, far, kb[0], cand[0], val[0])
+        tops[0], counts[0] = _pass_range(X, q, 0, m, k, mg, grid, far, kb[0], cand[0], val[0], acc_type)
     bi = np.full(k, np.iinfo(np.int64).max)
     if counts.max() > cand.shape[1]:
         return False, np.int64(-1), bi
     kth = kb.ravel()
-    nthr = _near_limit(kth[np.argsort(kth, kind="mergesort")[k - 1]], e2)
-    fthr = _far_limit(tops.max(), e2)
+    nthr = _near_limit(kth[np.argsort(kth, kind="mergesort")[k - 1]], mg, grid)  # (one sort kernel to compile)
+    fthr = _far_limit(tops.max(), mg, grid)
     fb = np.array([-1.0, -1.0])
     bd = np.full(k, np.inf)
     for c in range(counts.shape[0]):
@@ -410,16 +308,33 @@ def _screen16(Z, Q, qids, m, qz, q16, k, far, chunks, cand, val, pmin):
             v = val[c, e]
             near = v <= nthr
             farther = far and v >= fthr
-            if not (near or farther):
-                continue
-            i = qids[cand[c, e]]
-            s = sqdist(Z, i, qz)
-            if farther and (s > fb[0] or (s == fb[0] and i < fb[1])):
-                fb[0] = s
-                fb[1] = i
-            if near:
-                insert_nearest(bd, bi, s, i)
+            if near or farther:
+                _decide(Z, ids[cand[c, e]], qz, near, farther, fb, bd, bi)
     return True, np.int64(fb[1]), bi
+
+
+@njit(cache=True)
+def _decide(Z, i, qz, near, farther, fb, bd, bi):
+    """Record ``i`` checked in float64 as a candidate for the farthest (into ``fb``) and the nearest (``bd``/``bi``)."""
+    s = sqdist(Z, i, qz)
+    if farther and (s > fb[0] or (s == fb[0] and i < fb[1])):
+        fb[0] = s
+        fb[1] = i
+    if near:
+        insert_nearest(bd, bi, s, i)
+
+
+@njit(cache=True)
+def _exhaustive(Z, X, ids, m, qz, k, far):
+    """(farthest record or -1, k nearest records) from ``qz`` by float64 over every live column of the float32 copy:
+    the answer when even its screen overflowed (massive ties)."""
+    fb = np.array([-1.0, -1.0])
+    bd = np.full(k, np.inf)
+    bi = np.full(k, np.iinfo(np.int64).max)
+    for j in range(m):
+        if X[0, j] == X[0, j]:  # not NaN: live
+            _decide(Z, ids[j], qz, True, far, fb, bd, bi)
+    return np.int64(fb[1]), bi
 
 
 @njit(cache=True)
@@ -486,23 +401,25 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
 
 
 @njit(cache=True)
-def build_index(Z, alive, c0, zmax2, acc, chunks, cand, pmin):
+def build_index(Z, alive, c0, zmax2, chunks, cand, pmin):
     """Fresh search structures around anchor ``c0``: (c0, pos, radial order, radii, screening state).
 
-    The screening state holds both copies of the live records: the float32 one (fields 0-10) and the integer one
-    (fields 11-18: grid step, bound H, copy, its records, their columns, live count, candidate values, skip counter).
+    The screening state: the float32 copy, its records (ascending), the integer copy, the float32 copy's size, the
+    anchor, the float32 scale and largest squared norm, zmax2, chunks, the candidate buffer, ``pmin``, the grid step
+    and bound H, the integer copy's records, their columns and live count, the candidate values, the skip counter.
+    A run too small to split (``pmin`` None) has no integer copy.
     """
     X, ids, pos, scale, r2max = _pack(Z, alive, c0)
     rid, rrho = _radial(Z, ids, c0)
     if pmin is not None:
         qs, H, Q = _quantize(Z, ids, c0)
         qids, qpos, qm = ids.copy(), pos.copy(), ids.shape[0]
-    else:  # small runs: no integer copy (numba prunes this branch's other side, which then is not compiled)
+    else:  # numba prunes the other branch for these runs, so ``_quantize`` is not compiled for them
         qs, H, Q = 1.0, np.int64(0), np.empty((Z.shape[1], 1), np.int16)
         qids, qpos, qm = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64), 0
-    qval = np.empty(cand.shape, np.int64)
-    return c0, pos, rid, rrho, (X, ids, acc, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin,
-                                qs, H, Q, qids, qpos, np.array([qm]), qval, np.zeros(1, np.int64))
+    val = np.empty(cand.shape)
+    return c0, pos, rid, rrho, (X, ids, Q, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin,
+                                qs, H, qids, qpos, np.array([qm]), val, np.zeros(1, np.int64))
 
 
 @njit(cache=True)
@@ -510,7 +427,8 @@ def around(Z, q, k, far, screen):
     """Exact (farthest record or -1, k nearest records) from ``q`` through the screening state.
 
     The integer pass answers unless the query lies outside its grid or its candidates overflowed lately; the
-    float32 pass answers then (the same records, more slowly).
+    float32 pass answers then (the same records, more slowly), and if even its candidates overflow (massive
+    ties), every live record is checked in float64.
     """
     return _around(Z, q, k, far, screen, screen[10])
 
@@ -519,7 +437,7 @@ def around(Z, q, k, far, screen):
 def _around(Z, q, k, far, screen, pmin):
     """``around`` with the pass threshold ``pmin`` as an argument: a run too small to split (``pmin`` None) has no
     integer copy, and numba then leaves the integer pass out of the compiled code (the first call compiles less)."""
-    X, ids, acc, m, c0, scale, r2max, zmax2, chunks, cand, _, qs, H, Q, qids, qpos, qm, qval, skip = screen
+    X, ids, Q, m, c0, scale, r2max, zmax2, chunks, cand, _, qs, H, qids, _, qm, val, skip = screen
     if pmin is None:
         pass
     elif skip[0] > 0:
@@ -527,34 +445,32 @@ def _around(Z, q, k, far, screen, pmin):
     else:
         q16, inside = _grid_query(q, c0, qs, H)
         if inside:
-            ok, f, bi = _screen16(Z, Q, qids, qm[0], q, q16, k, far, chunks, cand, qval, pmin)
-            if ok:
+            e2 = 2.0 * np.sqrt(Q.shape[0]) * (1.0 + _SLACK16)
+            done, f, bi = _screen(Z, Q, qids, qm[0], q, q16, k, e2, True, far, chunks, cand, val, pmin, GRID)
+            if done:
                 return f, bi
             skip[0] = SKIP_AFTER_OVERFLOW
-    mg = _margin(q, c0, scale, r2max, zmax2)
-    return _screen(Z, X, ids, acc, m, q, _scaled_query(q, c0, scale), k, mg, far, chunks, cand, pmin)
-
-
-
+    mg = 2.0 * _margin(q, c0, scale, r2max, zmax2)  # (on one thread: where an integer copy exists it is the fallback)
+    done, f, bi = _screen(Z, X, ids, m, q, _scaled_query(q, c0, scale), k, mg, False, far, 1, cand, val, None, FLOAT)
+    if done:
+        return f, bi
+    return _exhaustive(Z, X, ids, m, q, k, far)
 
 
 @njit(cache=True)
-def emit(Z, screen, pos, acc, members, g, labels, alive, S):
+def emit(Z, screen, pos, members, g, labels, alive, S):
     """Make group ``g`` of ``members``; update the running sum in ascending record order.
 
     The members are blanked in the float32 copy and swapped out of the integer copy (its last live column
     takes their place, so its passes never meet a removed record).
     """
-    X = screen[0]
-    Q, qids, qpos, qm = screen[13], screen[14], screen[15], screen[16]
+    X, Q, qids, qpos, qm = screen[0], screen[2], screen[13], screen[14], screen[15]
     for i in members[np.argsort(members, kind="mergesort")]:
         labels[i] = g
         alive[i] = False
         for t in range(Z.shape[1]):
             S[t] -= Z[i, t]
-        j = pos[i]
-        X[0, j] = np.nan
-        acc[j] = np.nan
+        X[0, pos[i]] = np.nan
         j = qpos[i]
         if j < 0:  # no integer copy (a small run)
             continue
@@ -584,12 +500,11 @@ def _sums(Z):
 
 @njit(cache=True)
 def start(Z, chunks):
-    """Fresh state of a run: (labels, alive, running sum S, largest squared norm, screening buffers acc and cand)."""
+    """Fresh state of a run: (labels, alive, running sum S, largest squared norm, candidate buffer)."""
     n = Z.shape[0]
     S, zmax2 = _sums(Z)
-    acc = np.empty(n, np.float32)
     cand = np.empty((max(chunks, 1), CAND_CAP), np.int64)
-    return np.full(n, -1, np.int64), np.ones(n, np.bool_), S, zmax2, acc, cand
+    return np.full(n, -1, np.int64), np.ones(n, np.bool_), S, zmax2, cand
 
 
 @njit(cache=True)
@@ -750,8 +665,8 @@ def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive
 
 
 @njit(cache=True)
-def close_group(Z, screen, pos, acc, members, g, labels, alive, S, ing):
+def close_group(Z, screen, pos, members, g, labels, alive, S, ing):
     """Emit group g of ``members`` (label, remove from the screen and the running sum) and clear their flags."""
-    emit(Z, screen, pos, acc, members, g, labels, alive, S)
+    emit(Z, screen, pos, members, g, labels, alive, S)
     for a in range(members.shape[0]):
         ing[members[a]] = False

@@ -46,9 +46,9 @@ from . import engine, threads
 def iamat_kernel(Z, k, chunks, pmin):
     """Labels of literal IAMAT on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
+    labels, alive, S, zmax2, cand = engine.start(Z, chunks)
     mu = S / n
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)
     members = np.empty(k, np.int64)
     n_live = n
@@ -57,7 +57,7 @@ def iamat_kernel(Z, k, chunks, pmin):
     g = 0
     while n_live >= k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
             dead = 0
             rstart = 0
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, mu, c0, zmax2)  # step 8
@@ -77,7 +77,7 @@ def iamat_kernel(Z, k, chunks, pmin):
             ing[best[0]] = True
             total += Z[best[0]]
             nm += 1
-        engine.close_group(Z, screen, pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen, pos, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1

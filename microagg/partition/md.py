@@ -101,9 +101,9 @@ def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
 
 
 @njit(cache=True)
-def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, size):
+def _take(Z, members, g, labels, alive, S, screen, pos, heap, hpos, key, size):
     """Emit group ``g`` and drop its members from the heap; returns the heap size."""
-    engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
+    engine.emit(Z, screen, pos, members, g, labels, alive, S)
     for i in members:
         size = _drop(heap, hpos, key, size, i)
     return size
@@ -113,8 +113,8 @@ def _take(Z, members, g, labels, alive, S, screen, pos, acc, heap, hpos, key, si
 def md_kernel(Z, k, generic, chunks, pmin):
     """Labels of MD on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, acc, chunks, cand, pmin)
+    labels, alive, S, zmax2, cand = engine.start(Z, chunks)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, chunks, cand, pmin)
     key = np.empty(n)
     exact = np.zeros(n, np.bool_)
     partner = np.full(n, -1, np.int64)
@@ -131,12 +131,12 @@ def md_kernel(Z, k, generic, chunks, pmin):
     g = 0
     while n_live >= 2 * k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
             dead = 0
         r, s = _farthest_pair(Z, heap, hpos, key, exact, partner, alive, size, screen)
         zr = Z[r].copy()
         _, near = engine.around(Z, zr, k, False, screen)
-        size = _take(Z, near, g, labels, alive, S, screen, pos, acc, heap, hpos, key, size)
+        size = _take(Z, near, g, labels, alive, S, screen, pos, heap, hpos, key, size)
         n_live -= k
         dead += k
         g += 1
@@ -145,7 +145,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
         if not alive[s]:  # only with massive ties: s fell into r's group
             s, _ = engine.around(Z, zr, 1, True, screen)
         _, near = engine.around(Z, Z[s].copy(), k, False, screen)
-        size = _take(Z, near, g, labels, alive, S, screen, pos, acc, heap, hpos, key, size)
+        size = _take(Z, near, g, labels, alive, S, screen, pos, heap, hpos, key, size)
         n_live -= k
         dead += k
         g += 1

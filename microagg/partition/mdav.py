@@ -59,14 +59,14 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     least ``pmin`` remaining records are split over ``chunks`` threads (never if ``pmin`` is None).
     """
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
+    labels, alive, S, zmax2, cand = engine.start(Z, chunks)
     n_live = n
     cap = n // k + 2 if trace else 0
     seeds = np.empty(cap, np.int64)
     roles = np.empty(cap, np.int64)
     refs = np.empty((cap, d))
 
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
     dead = 0
     rstart = 0
 
@@ -74,14 +74,14 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     loop_min = 3 * k if variant == GENERIC else 2 * k
     while n_live >= loop_min:
         if 4 * dead > screen[3]:  # compact once a quarter of the copy is dead
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
             dead = 0
             rstart = 0
         c = S / n_live
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
         zr = Z[r].copy()
         s, members = engine.around(Z, zr, k, variant != SINGLE, screen)
-        engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
+        engine.emit(Z, screen, pos, members, g, labels, alive, S)
         _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
         g += 1
         n_live -= k
@@ -91,7 +91,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
         if not alive[s]:  # only with massive ties: s fell into r's group
             s, _ = engine.around(Z, zr, k, True, screen)
         _, members = engine.around(Z, Z[s].copy(), k, False, screen)
-        engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
+        engine.emit(Z, screen, pos, members, g, labels, alive, S)
         _record(trace, seeds, roles, refs, g, s, ROLE_OPPOSITE, zr)
         g += 1
         n_live -= k
@@ -101,7 +101,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
         c = S / n_live
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
         _, members = engine.around(Z, Z[r].copy(), k, False, screen)
-        engine.emit(Z, screen, pos, acc, members, g, labels, alive, S)
+        engine.emit(Z, screen, pos, members, g, labels, alive, S)
         _record(trace, seeds, roles, refs, g, r, ROLE_CENTROID, c)
         g += 1
         n_live -= k

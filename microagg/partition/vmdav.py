@@ -54,9 +54,9 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     when it joins.
     """
     n, d = Z.shape
-    labels, alive, S, zmax2, acc, cand = engine.start(Z, chunks)
+    labels, alive, S, zmax2, cand = engine.start(Z, chunks)
     mu = S / n
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, acc, chunks, cand, pmin)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
     ing = np.zeros(n, np.bool_)
     cap = 2 * k - 1
     members = np.empty(cap + 1, np.int64)
@@ -71,7 +71,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     while n_live >= k:
         if 4 * dead > screen[3]:
             anchor = mu if fixed else S / n_live
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, anchor, zmax2, acc, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, anchor, zmax2, chunks, cand, pmin)
             dead = 0
             rstart = 0
         c = mu if fixed else S / n_live
@@ -105,7 +105,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
             members[nm] = emin
             ing[emin] = True
             nm += 1
-        engine.close_group(Z, screen, pos, acc, members[:nm], g, labels, alive, S, ing)
+        engine.close_group(Z, screen, pos, members[:nm], g, labels, alive, S, ing)
         n_live -= nm
         dead += nm
         g += 1

@@ -10,9 +10,9 @@ from .reference import farthest, nearest
 
 def _state(Z, pmin=1):
     """A run's state on one thread; ``pmin`` None is a small run's (no integer copy)."""
-    labels, alive, S, zmax2, acc, cand = engine.start(Z, 1)
-    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, acc, 1, cand, pmin)
-    return labels, alive, S, pos, acc, screen
+    labels, alive, S, zmax2, cand = engine.start(Z, 1)
+    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, 1, cand, pmin)
+    return labels, alive, S, pos, screen
 
 
 def _data(kind, rng):
@@ -26,10 +26,10 @@ def _data(kind, rng):
         return Z
     if kind == "below the grid":  # records that differ by far less than one grid step
         return np.repeat(rng.standard_normal((300, 3)), 6, axis=0) + 1e-9 * rng.standard_normal((1800, 3))
-    if kind == "sphere":  # record 0 at the centre, the others at radii 1 + 1e-7 i: rounding to the grid
-        u = rng.standard_normal((2000, 4))  # scrambles their order, the margins must restore it
+    if kind == "sphere":  # record 0 at the centre, the others at radii 1 + 1e-11 i: rounding to the grid
+        u = rng.standard_normal((2000, 4))  # or to float32 scrambles their order, the margins must restore it
         u /= np.linalg.norm(u, axis=1, keepdims=True)
-        return np.vstack([np.zeros((1, 4)), u * (1.0 + 1e-7 * rng.permutation(2000))[:, None]])
+        return np.vstack([np.zeros((1, 4)), u * (1.0 + 1e-11 * rng.permutation(2000))[:, None]])
     raise AssertionError(kind)
 
 
@@ -38,7 +38,7 @@ def _data(kind, rng):
 def test_queries_equal_brute_force_while_records_are_removed(kind, pmin):
     rng = np.random.default_rng(5)
     Z = _data(kind, rng)
-    labels, alive, S, pos, acc, screen = _state(Z, pmin)
+    labels, alive, S, pos, screen = _state(Z, pmin)
     k = 4
     for g in range(40):
         rows = np.flatnonzero(alive)
@@ -49,13 +49,13 @@ def test_queries_equal_brute_force_while_records_are_removed(kind, pmin):
             f, near = engine.around(Z, q.copy(), k, True, screen)
             assert f == farthest(Z, rows, q)
             np.testing.assert_array_equal(near, nearest(Z, rows, q, k))
-        engine.emit(Z, screen, pos, acc, near, g, labels, alive, S)
-        qids, qm = screen[14], screen[16][0]
+        engine.emit(Z, screen, pos, near, g, labels, alive, S)
+        qids, qm = screen[13], screen[15][0]
         if pmin is None:
             assert qm == 0
             continue
         np.testing.assert_array_equal(np.sort(qids[:qm]), np.flatnonzero(alive))  # the integer copy holds the live
-        assert np.all(screen[15][qids[:qm]] == np.arange(qm))
+        assert np.all(screen[14][qids[:qm]] == np.arange(qm))
 
 
 def test_grid_sums_cannot_overflow():
@@ -63,21 +63,21 @@ def test_grid_sums_cannot_overflow():
     for d in (1, 2, 10, 57):
         Z = rng.standard_normal((500, d)) * 10.0 ** rng.integers(-5, 6)
         screen = _state(Z)[-1]
-        qs, H, Q = screen[11], screen[12], screen[13]
+        qs, H, Q = screen[11], screen[12], screen[2]
         assert d * (2 * H) ** 2 < 2 ** 31
         assert np.abs(Q).max() <= H
         assert np.log2(qs) == np.round(np.log2(qs))  # a power of two
 
 
-def test_the_integer_pass_answers_and_yields_to_the_float32_pass_only_on_overflow():
+def test_the_integer_pass_answers_and_overflow_falls_back_to_float32_then_to_every_record():
     rng = np.random.default_rng(2)
     Z = rng.standard_normal((5000, 5))
     screen = _state(Z)[-1]
     engine.around(Z, Z[3].copy(), 3, True, screen)
-    assert screen[18][0] == 0  # no overflow: the integer pass answered
-    Z = np.ones((5000, 5))  # every record ties: the candidates overflow the buffers
+    assert screen[17][0] == 0  # no overflow: the integer pass answered
+    Z = np.ones((5000, 5))  # every record ties: the candidates of both passes overflow, float64 decides all
     screen = _state(Z)[-1]
     f, near = engine.around(Z, Z[3].copy(), 3, True, screen)
-    assert screen[18][0] == engine.SKIP_AFTER_OVERFLOW
+    assert screen[17][0] == engine.SKIP_AFTER_OVERFLOW
     assert f == 0
     np.testing.assert_array_equal(near, [0, 1, 2])
