@@ -63,15 +63,20 @@ def sqdist(A, a, q):
 
 
 @njit(cache=True)
-def _pack(Z, alive, c0):
-    """Centred, power-of-two scaled float32 copy of the live records; returns (X, ids, pos, scale, r2max)."""
-    n, d = Z.shape
-    ids = np.flatnonzero(alive)
-    m = ids.shape[0]
+def _spread(Z, ids, c0):
+    """Largest |z_t - c0_t| over the records ``ids`` (sets the scale of both copies)."""
     big = 0.0
     for i in ids:
-        for t in range(d):
+        for t in range(Z.shape[1]):
             big = max(big, abs(Z[i, t] - c0[t]))
+    return big
+
+
+@njit(cache=True)
+def _pack(Z, ids, c0, big):
+    """Centred, power-of-two scaled float32 copy of the records ``ids``; returns (X, pos, scale, r2max)."""
+    n, d = Z.shape
+    m = ids.shape[0]
     scale = 1.0
     if big > 0.0:
         scale = 2.0 ** min(1000.0, max(-1000.0, -np.ceil(np.log2(big))))  # exact power of two
@@ -87,7 +92,7 @@ def _pack(Z, alive, c0):
             X[t, j] = v
             r2 += v * v
         r2max = max(r2max, r2)
-    return X, ids, pos, scale, r2max
+    return X, pos, scale, r2max
 
 
 @njit(cache=True)
@@ -129,15 +134,11 @@ _BLOCK_MIN_START = 2 ** 31 - 1
 
 
 @njit(cache=True)
-def _quantize(Z, ids, c0):
+def _quantize(Z, ids, c0, big):
     """Grid step qs (a power of two), bound H and the integer copy (d, m) of the records ``ids`` around ``c0``."""
     d = Z.shape[1]
     m = ids.shape[0]
     H = np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0)
-    big = 0.0
-    for i in ids:
-        for t in range(d):
-            big = max(big, abs(Z[i, t] - c0[t]))
     qs = 1.0
     if big > 0.0:
         qs = 2.0 ** min(1000.0, max(-1000.0, np.floor(np.log2(H / big))))
@@ -409,10 +410,12 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin):
     and bound H, the integer copy's records, their columns and live count, the candidate values, the skip counter.
     A run too small to split (``pmin`` None) has no integer copy.
     """
-    X, ids, pos, scale, r2max = _pack(Z, alive, c0)
+    ids = np.flatnonzero(alive)
+    big = _spread(Z, ids, c0)
+    X, pos, scale, r2max = _pack(Z, ids, c0, big)
     rid, rrho = _radial(Z, ids, c0)
     if pmin is not None:
-        qs, H, Q = _quantize(Z, ids, c0)
+        qs, H, Q = _quantize(Z, ids, c0, big)
         qids, qpos, qm = ids.copy(), pos.copy(), ids.shape[0]
     else:  # numba prunes the other branch for these runs, so ``_quantize`` is not compiled for them
         qs, H, Q = 1.0, np.int64(0), np.empty((Z.shape[1], 1), np.int16)
