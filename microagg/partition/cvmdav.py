@@ -64,8 +64,8 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     y = np.empty(2 * k, np.int64)
     n_live = n
     dead = 0
-    rstart = 0
-    g = 0
+    rstart = np.int64(0)
+    g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     while n_live >= 3 * k:
         if 4 * dead > screen[3]:
             c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)

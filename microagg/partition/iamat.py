@@ -53,8 +53,8 @@ def iamat_kernel(Z, k, chunks, pmin):
     members = np.empty(k, np.int64)
     n_live = n
     dead = 0
-    rstart = 0
-    g = 0
+    rstart = np.int64(0)
+    g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     while n_live >= k:
         if 4 * dead > screen[3]:
             c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
@@ -67,12 +67,13 @@ def iamat_kernel(Z, k, chunks, pmin):
         members[1] = pid[1] if pid[0] == r else pid[0]  # step 11: nearest to r (ties: lowest index)
         ing[members[0]] = True
         ing[members[1]] = True
-        nm = 2
+        nm = np.int64(2)
         total = Z[members[0]] + Z[members[1]]
         while nm < k:  # steps 15-26: the candidate nearest to the group's centroid
             gbar = total / nm
-            best, _ = engine.outside(Z, gbar, np.sqrt(engine.sqdist(gbar.reshape(1, d), 0, zr)), 1, ing, nm, -1,
-                                     pid, pd2, complete, screen, alive, n_live)
+            one, no_record = np.int64(1), np.int64(-1)  # (not literals: V-MDAV's kernel of ``outside`` serves)
+            best, _ = engine.outside(Z, gbar, np.sqrt(engine.sqdist(gbar.reshape(1, d), 0, zr)), one, ing, nm,
+                                     no_record, pid, pd2, complete, screen, alive, n_live)
             members[nm] = best[0]
             ing[best[0]] = True
             total += Z[best[0]]

@@ -90,7 +90,7 @@ def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
         key[a] = engine.sqdist(Z, f, Z[a])
         exact[a] = True
         partner[a] = f
-        _sift(heap, pos, key, 0, size)
+        _sift(heap, pos, key, np.int64(0), size)  # (np.int64: see md_kernel's g)
     b = partner[a]
     if b == a:  # every live record coincides with a: the two lowest indices
         for i in screen[1]:
@@ -128,7 +128,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
     size = n
     n_live = n
     dead = 0
-    g = 0
+    g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     while n_live >= 2 * k:
         if 4 * dead > screen[3]:
             c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)

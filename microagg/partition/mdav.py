@@ -68,9 +68,9 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
 
     c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
     dead = 0
-    rstart = 0
+    rstart = np.int64(0)
 
-    g = 0
+    g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     loop_min = 3 * k if variant == GENERIC else 2 * k
     while n_live >= loop_min:
         if 4 * dead > screen[3]:  # compact once a quarter of the copy is dead
@@ -116,7 +116,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     return labels, seeds[:g], roles[:g], refs[:g], engine.assign_rest(Z, labels, alive, g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # (inlined: its literal role arguments would each compile a version)
 def _record(trace, seeds, roles, refs, g, seed, role, ref):
     """Trace of step ``g``: the seed record, its role and the point it was farthest from."""
     if trace:

@@ -66,8 +66,8 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     lcount = np.zeros(cap + 1, np.int64)
     n_live = n
     dead = 0
-    rstart = 0
-    g = 0
+    rstart = np.int64(0)
+    g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     while n_live >= k:
         if 4 * dead > screen[3]:
             anchor = mu if fixed else S / n_live

@@ -1,0 +1,98 @@
+"""Time the first call of the compiled partitioners on a machine (numba compiling with an empty cache).
+
+    python benchmarks/bench_compile.py                                   # MDAV, then V-MDAV, MD, IAMAT, CV-MDAV
+    python benchmarks/bench_compile.py --against ../other-checkout --repeat 3   # two checkouts, alternated
+
+Each run is a fresh process with an empty ``NUMBA_CACHE_DIR`` of its own, so numba compiles every kernel it meets
+(as on a new machine); the methods run in the order given, on 500 x 5 records of N(0, I), k = 3, so a later method
+pays only for the kernels the earlier ones did not compile. Reported: CPU seconds of each first call (process time,
+numba's compiler runs in the calling thread) and the kernels compiled (numba's ``numba:compile`` events, which it
+raises on cache misses only). ``--large`` adds a first call on 40 000 records on one thread, the size from which
+MDAV's passes use the integer copy (that kernel is compiled separately).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+DEFAULT = ["mdav", "vmdav", "md", "iamat", "cvmdav"]
+
+
+def child(methods: list[str], large: bool) -> None:
+    """In this process: the first call of each method, CPU seconds and kernels compiled."""
+    from numba.core import event
+
+    compiled = [0]
+
+    class Count(event.Listener):
+        def on_start(self, ev) -> None:
+            compiled[0] += 1
+
+        def on_end(self, ev) -> None:
+            pass
+
+    event.register("numba:compile", Count())
+    import numpy as np
+
+    import microagg  # noqa: F401  (registers the methods)
+    from microagg.registry import get_method
+
+    Z = np.random.default_rng(0).standard_normal((500, 5))
+    calls = [(m, Z) for m in methods]
+    if large:
+        calls.append(("mdav", np.random.default_rng(0).standard_normal((40_000, 5))))
+    out = []
+    for name, data in calls:
+        compiled[0] = 0
+        cpu = time.process_time()
+        get_method("partition", name).func(data, 3)
+        out.append({"method": name, "n": len(data), "cpu": time.process_time() - cpu, "kernels": compiled[0]})
+    print(json.dumps(out))
+
+
+def run(checkout: str | None, methods: list[str], large: bool) -> list[dict]:
+    """``child`` in a fresh process with an empty numba cache (and ``checkout`` first on the path if given)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, MICROAGG_THREADS="1")
+        if checkout:
+            env["PYTHONPATH"] = os.path.abspath(checkout) + os.pathsep + env.get("PYTHONPATH", "")
+        args = [sys.executable, __file__, "--child", *methods] + (["--large"] if large else [])
+        res = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("methods", nargs="*", default=DEFAULT, help="partitioners, in the order they are first called")
+    ap.add_argument("--against", metavar="CHECKOUT", help="another checkout (the folder holding its microagg/), "
+                                                          "run alternately with this one")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--large", action="store_true", help="also a first MDAV call on 40 000 records, one thread")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child(args.methods, args.large)
+    sides = [("this", None)] + ([("other", args.against)] if args.against else [])
+    print("First call with an empty numba cache: CPU s (kernels compiled); 500 x 5, k = 3, one thread\n")
+    rows: dict[str, list[str]] = {}
+    for _ in range(args.repeat):
+        for label, checkout in sides:
+            load = os.getloadavg()[0]
+            for r in run(checkout, args.methods, args.large):
+                key = f"| {r['method']} ({r['n']}) | {label}"
+                rows.setdefault(key, []).append(f"{r['cpu']:.1f} ({r['kernels']})")
+            rows.setdefault(f"| load | {label}", []).append(f"{load:.1f}")
+    print("| first call | checkout | " + " | ".join(f"run {i + 1}" for i in range(args.repeat)) + " |")
+    print("|---|---|" + "---|" * args.repeat)
+    for key, vals in rows.items():
+        print(f"{key} | " + " | ".join(vals) + " |")
+
+
+if __name__ == "__main__":
+    main()
