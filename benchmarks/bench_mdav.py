@@ -4,6 +4,8 @@
     python benchmarks/bench_mdav.py --million  # also n = 10^6 (a few minutes)
     python benchmarks/bench_mdav.py --against ../other-checkout --sizes 100000 1000000 --threads 1
                                                # this checkout and another one side by side, CPU and wall
+    python benchmarks/bench_mdav.py --against ../other-checkout --method vmdav --sizes 30000
+                                               # the same for a method of the family sharing MDAV's engine
 
 Data: standardized N(0, I), d = 10, k = 3, MDAV-generic. The baseline is the
 textbook numpy MDAV (full distance vectors over the remaining records for every
@@ -69,41 +71,43 @@ def timed(f, *args):
     return time.perf_counter() - t0, out
 
 
-def child(n: int) -> None:
-    """One size in a fresh process: time and peak resident memory of microagg's MDAV alone."""
+def child(n: int, method: str = "mdav") -> None:
+    """One size in a fresh process: time and peak resident memory of microagg's ``method`` (MDAV) alone."""
     Z = np.random.default_rng(0).standard_normal((n, 10))
-    ma.partition.mdav(Z[:50], 3)  # load the compiled kernel first
+    func = getattr(ma.partition, method)
+    func(Z[:50], 3)  # load the compiled kernel first
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu = time.process_time()
-    t, lab = timed(ma.partition.mdav, Z, 3)
+    t, lab = timed(func, Z, 3)
     cpu = time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     np.save(sys.argv[-1], lab)
     print(json.dumps({"t": t, "cpu": cpu, "extra_mb": (peak - before) / 1024, "data_mb": Z.nbytes / 2**20}))
 
 
-def run_child(n: int, out: str, checkout: str | None = None, threads: int | None = None) -> dict:
-    """``child(n)`` in a fresh process, importing microagg from ``checkout`` if given, on ``threads`` threads."""
+def run_child(n: int, out: str, checkout: str | None = None, threads: int | None = None, method: str = "mdav") -> dict:
+    """``child(n, method)`` in a fresh process, importing microagg from ``checkout`` if given, on ``threads``
+    threads."""
     env = dict(os.environ)
     if checkout:
         env["PYTHONPATH"] = os.path.abspath(checkout) + os.pathsep + env.get("PYTHONPATH", "")
     if threads:
         env["MICROAGG_THREADS"] = str(threads)
-    res = subprocess.run([sys.executable, __file__, "--child", str(n), out], capture_output=True, text=True,
-                         check=True, env=env)
+    res = subprocess.run([sys.executable, __file__, "--child", str(n), "--method", method, out], capture_output=True,
+                         text=True, check=True, env=env)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
-def against(other: str, sizes: list[int], threads: int | None) -> None:
+def against(other: str, sizes: list[int], threads: int | None, method: str = "mdav") -> None:
     """This checkout and ``other`` on the same N(0, I) data, alternating per size; labels compared."""
-    print(f"this checkout vs {other}: N(0, I), d = 10, k = 3, threads {threads or 'auto'}\n")
+    print(f"{method}, this checkout vs {other}: N(0, I), d = 10, k = 3, threads {threads or 'auto'}\n")
     print("| n | this: CPU (s) | this: wall (s) | other: CPU (s) | other: wall (s) | CPU ratio | labels | load |")
     print("|---|---|---|---|---|---|---|---|")
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             load = os.getloadavg()[0]
-            a = run_child(n, f"{tmp}/a.npy", None, threads)
-            b = run_child(n, f"{tmp}/b.npy", other, threads)
+            a = run_child(n, f"{tmp}/a.npy", None, threads, method)
+            b = run_child(n, f"{tmp}/b.npy", other, threads, method)
             load = f"{load:.1f}–{os.getloadavg()[0]:.1f}"
             same = "identical" if np.array_equal(np.load(f"{tmp}/a.npy"), np.load(f"{tmp}/b.npy")) else "DIFFER"
         print(f"| {n} | {a['cpu']:.2f} | {a['t']:.2f} | {b['cpu']:.2f} | {b['t']:.2f} | {b['cpu'] / a['cpu']:.2f}× "
@@ -118,13 +122,15 @@ def main() -> None:
                                                          "side by side, CPU and wall, labels compared")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10**5], help="sizes for --against (default 10^5)")
     ap.add_argument("--threads", type=int, help="threads of the --against runs (default: auto)")
+    ap.add_argument("--method", default="mdav", choices=["mdav", "vmdav", "cvmdav", "md", "iamat"],
+                    help="partitioner of the --against runs (default: mdav)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("labels_out", nargs="?", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return child(args.child)
+        return child(args.child, args.method)
     if args.against:
-        return against(args.against, args.sizes, args.threads)
+        return against(args.against, args.sizes, args.threads, args.method)
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"python {platform.python_version()}, numba threads {numba.get_num_threads()}")

@@ -16,9 +16,9 @@ Speed comes from work that never changes those decisions:
   distance lies within a proven rounding margin of the grid threshold is re-checked in
   float64, so the chosen records are exactly those of the float64 definition. Where the
   grid is too coarse (the candidates overflow their buffers, e.g. one far outlier squeezes
-  the others onto a few grid points), where the query lies off the grid, and in runs too
-  small to split a pass (they have no integer copy), a float32 copy screens the same way,
-  with a margin relative to float32 rounding; should its candidates overflow too (massive
+  the others onto a few grid points), where the query lies off the grid, and in runs on
+  fewer than ``GRID_MIN`` records (they have no integer copy), a float32 copy screens the same
+  way, with a margin relative to float32 rounding; should its candidates overflow too (massive
   ties), every live record is decided in float64;
 * removed records leave the integer copy (the last live column takes their place) and
   are blanked in the float32 copy (NaN never wins a comparison); both are rebuilt once a
@@ -41,6 +41,7 @@ from numba import njit, prange
 
 BLOCK = 256            # records per vectorized block of a pass
 PARALLEL_MIN = 32768   # default: remaining records below which a pass runs on one thread
+GRID_MIN = 32768       # runs on fewer records screen on the float32 copy alone (that kernel compiles faster)
 CAND_CAP = 4096        # screening candidates kept per thread before falling back to the next screen
 _U32 = 2.0 ** -24      # unit roundoff of float32
 _U64 = 2.0 ** -53
@@ -412,7 +413,7 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin):
     The screening state: the float32 copy, its records (ascending), the integer copy, the float32 copy's size, the
     anchor, the float32 scale and largest squared norm, zmax2, chunks, the candidate buffer, ``pmin``, the grid step
     and bound H, the integer copy's records, their columns and live count, the candidate values, the skip counter.
-    A run too small to split (``pmin`` None) has no integer copy.
+    A run on fewer than ``GRID_MIN`` records (``pmin`` None, see ``threads.run``) has no integer copy.
     """
     ids = np.flatnonzero(alive)
     big = _spread(Z, ids, c0)
@@ -443,8 +444,9 @@ def around(Z, q, k, far, screen):
 
 @njit(cache=True)
 def _around(Z, q, k, far, screen, pmin):
-    """``around`` with the pass threshold ``pmin`` as an argument: a run too small to split (``pmin`` None) has no
-    integer copy, and numba then leaves the integer pass out of the compiled code (the first call compiles less)."""
+    """``around`` with the pass threshold ``pmin`` as an argument: a run on fewer than ``GRID_MIN`` records (``pmin``
+    None) has no integer copy, and numba then leaves the integer pass out of the compiled code (the first call
+    compiles less)."""
     X, ids, Q, m, c0, scale, r2max, zmax2, chunks, cand, _, qs, H, qids, _, qm, val, skip = screen
     if pmin is None:
         pass

@@ -109,22 +109,23 @@ def spare_threads(threads: int, cores: int, load: float, runnable: int | None = 
     return max(1, min(threads, round(cores - busy)))
 
 
-def run(kernel, Z, *args, parallel_min: int, threads: int | None = None):
+def run(kernel, Z, *args, parallel_min: int, grid_min: int | None = None, threads: int | None = None):
     """``kernel(Z, *args, threads, parallel_min)`` for a compiled partitioner, serialized only when it must be.
 
     ``threads`` defaults to :func:`thread_count`. A pass over at least ``parallel_min`` live records splits
     over numba's thread pool, which is not re-entrant across Python threads: calls that can reach it hold a
-    lock. A call on fewer records than ``parallel_min`` runs as ``kernel(Z, *args, 1, None)``: that
-    specialization of the kernel leaves the parallel pass and the integer screening copy out (numba prunes
-    them when it compiles, ``engine._screen`` and ``engine._around``), so it compiles fastest, and the other
-    one is compiled only on the first larger call. A larger call on one thread never splits and needs no lock.
-    Since the kernels are compiled with ``nogil=True`` calls without the lock run in parallel from Python
-    threads (the block engine).
+    lock. A call on fewer records than ``grid_min`` (default ``parallel_min``) runs as ``kernel(Z, *args, 1,
+    None)``: that specialization of the kernel leaves the parallel pass and the integer screening copy out (numba
+    prunes them when it compiles, ``engine._screen`` and ``engine._around``), so it compiles fastest, and the other
+    one is compiled only on the first larger call. A call that cannot split (one thread, or fewer records than
+    ``parallel_min``) needs no lock. Since the kernels are compiled with ``nogil=True`` calls without the lock run
+    in parallel from Python threads (the block engine).
     """
     threads = threads or thread_count()
-    if Z.shape[0] < parallel_min:
+    n = Z.shape[0]
+    if n < (parallel_min if grid_min is None else grid_min):
         return kernel(Z, *args, 1, None)
-    if threads == 1:  # never splits: no lock needed
+    if threads == 1 or n < parallel_min:  # never splits: no lock needed
         return kernel(Z, *args, 1, parallel_min)
     with _POOL_LOCK:
         return kernel(Z, *args, threads, parallel_min)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import microagg as ma
 from microagg.partition import engine
 
 from .reference import farthest, nearest
@@ -126,3 +127,19 @@ def test_a_first_call_compiles_each_kernel_once(tmp_path):
     allowed = {"_pass_range": 2}  # far True / far False
     twice = {name: sigs for name, sigs in seen.items() if max(Counter(sigs).values()) > allowed.get(name, 1)}
     assert not twice, twice
+
+
+@pytest.mark.parametrize("method", ["mdav", "vmdav", "cvmdav", "md", "iamat"])
+def test_every_method_gives_the_same_labels_on_either_copy(method, monkeypatch):
+    """Runs of at least ``GRID_MIN`` records screen on the integer copy, smaller ones on the float32 copy alone; both
+    only narrow what float64 decides, so the labels must not depend on it (forced here on small data: a CASC set,
+    and integers with many ties)."""
+    rng = np.random.default_rng(4)
+    func = getattr(ma.partition, method)
+
+    def labels(Z, grid_min):
+        monkeypatch.setattr(engine, "GRID_MIN", grid_min)
+        return func(Z, 3)
+
+    for Z in (ma.standardize(ma.load_dataset("census")), rng.integers(0, 5, (700, 3)).astype(float)):
+        np.testing.assert_array_equal(labels(Z, 0), labels(Z, len(Z) + 1))

@@ -24,6 +24,22 @@ def test_the_thread_count_does_not_change_the_labels():
                           threads.run(mdav_kernel, Zc, k, 0, False, parallel_min=0, threads=2)[0])
 
 
+def test_run_picks_the_specialization_by_size():
+    """Below ``grid_min`` the small kernel (no integer copy, no parallel pass); from there the integer copy, split over
+    threads (with the pool's lock) only from ``parallel_min`` records and with more than one thread."""
+    def kernel(Z, chunks, pmin):
+        return chunks, pmin, threads._POOL_LOCK.locked()
+
+    def call(n, nthreads):
+        return threads.run(kernel, np.zeros((n, 2)), parallel_min=100, grid_min=10, threads=nthreads)
+
+    assert call(9, 2) == (1, None, False)
+    assert call(10, 2) == call(99, 2) == (1, 100, False)
+    assert call(100, 2) == (2, 100, True)
+    assert call(100, 1) == (1, 100, False)
+    assert threads.run(kernel, np.zeros((99, 2)), parallel_min=100, threads=2) == (1, None, False)  # grid_min: same
+
+
 def test_the_setting_overrides_the_environment_which_overrides_auto(monkeypatch):
     pool = numba.get_num_threads()
     monkeypatch.delenv(threads.ENV, raising=False)
