@@ -1,6 +1,6 @@
 """microagg: a microaggregation lab for statistical disclosure control."""
 
-from . import aggregate, baselines, engines, metrics, partition, registry
+from . import aggregate, baselines, engines, kernel_cache, metrics, partition, registry
 from .datasets import list_datasets, load_dataset
 from .datasets import roles as dataset_roles
 from .errors import MicroaggError
@@ -11,6 +11,8 @@ from .pipeline import microaggregate
 from .preprocess import Standardizer, destandardize, renormalize, standardize
 from .release import Release
 from .safety import identifiers
+
+kernel_cache.refresh()  # every kernel module is imported now, none has run: drop kernels compiled from other sources
 
 __all__ = ["aggregate", "baselines", "engines", "metrics", "partition", "registry", "list_datasets", "load_dataset",
            "dataset_roles", "MicroaggError", "html_report", "read_csv", "evaluate", "Standardizer", "destandardize",

@@ -2,7 +2,7 @@
 
 numba compiles a kernel the first time it runs and keeps the machine code on disk (``cache=True``); later processes
 load it in about a second. The first MDAV call on a new machine (or after the kernels' source changed) therefore
-takes about 25 s of CPU (benchmarks/README.md). :class:`Compiles` says so when, and only when, numba really
+takes 15-25 s of CPU (benchmarks/README.md). :class:`Compiles` says so when, and only when, numba really
 compiles one of microagg's kernels: it listens to numba's ``numba:compile`` event, which numba raises on a cache
 miss only, so a warm cache says nothing. The command line (``with Compiles(print_to_stderr):``) and the course
 notebooks (:func:`announce_always`) say it; the dashboard compiles ahead with :func:`warm_up` in a background
@@ -21,7 +21,7 @@ from numba.core import event
 from .advice import duration
 from .registry import get_method, methods
 
-ESTIMATE = "seconds to a minute"  # MDAV, the longest: 22-26 s of CPU measured (benchmarks/README.md)
+ESTIMATE = "seconds to a minute"  # MDAV, the longest: 16-22 s of CPU measured (benchmarks/README.md)
 STARTED = f"compiling the partitioning kernels for this machine (once: numba keeps them on disk; {ESTIMATE}) ..."
 OWN = ("microagg.",)  # the modules whose kernels are announced
 

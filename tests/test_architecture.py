@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # on lower floors, so two units on one floor (partition and aggregate, say) are peers that never import each other.
 FLOORS = [
     {"errors"},
-    {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets", "categories"},
+    {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets", "categories",
+     "kernel_cache"},
     {"registry", "roles", "rows"},
     {"wishes", "bounds", "warmup"},
     {"partition", "aggregate", "baselines"},

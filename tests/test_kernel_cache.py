@@ -1,0 +1,74 @@
+"""Cached kernels compiled from other sources are removed before they can run (numba checks only the defining file)."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from microagg import kernel_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_kernels_are_removed_when_and_only_when_a_kernel_source_changed(tmp_path):
+    src = tmp_path / "kernels_probe.py"
+    src.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef add(x):\n    return x + 1\n")
+    module = _module(src, "kernels_probe")
+    assert module.add(1) == 2
+    folder = kernel_cache._cache_folder(module)
+    assert folder is not None and any(folder.glob("kernels_probe.*.nbi"))
+    first = kernel_cache.refresh([module])  # no fingerprint yet: the cache may be older than it
+    assert first and not any(folder.glob("kernels_probe.*.nb[ic]"))
+    assert (folder / kernel_cache.STAMP).exists()
+    module = _module(src, "kernels_probe")
+    assert module.add(1) == 2  # compiled and cached again
+    assert kernel_cache.refresh([module]) == []  # same sources: kept
+    assert any(folder.glob("kernels_probe.*.nbi"))
+    src.write_text(src.read_text() + "# changed\n")
+    assert kernel_cache.refresh([_module(src, "kernels_probe")])  # changed: removed
+    assert not any(folder.glob("kernels_probe.*.nb[ic]"))
+
+
+def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed(tmp_path):
+    """The case numba misses on its own: ``outer`` (a.py, unchanged) has ``inner`` (b.py) compiled into its cache."""
+    (tmp_path / "b.py").write_text("from numba import njit\n\n\n@njit(cache=True)\ndef inner(x):\n    return x + 1\n")
+    (tmp_path / "a.py").write_text(textwrap.dedent("""
+        from numba import njit
+
+        import b
+
+
+        @njit(cache=True)
+        def outer(x):
+            return b.inner(x)
+    """))
+    run = textwrap.dedent("""
+        import sys
+        import a
+        import b
+        from microagg import kernel_cache
+        if sys.argv[1] == "refresh":
+            kernel_cache.refresh([a, b])
+        print(a.outer(1))
+    """)
+
+    def outer(mode):
+        res = subprocess.run([sys.executable, "-c", run, mode], cwd=tmp_path, capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}, timeout=300)
+        assert res.returncode == 0, res.stderr
+        return int(res.stdout.split()[-1])
+
+    assert outer("refresh") == 2
+    (tmp_path / "b.py").write_text((tmp_path / "b.py").read_text().replace("x + 1", "x + 10"))
+    assert outer("plain") == 2  # numba alone: the stale kernel (this is what the fingerprint is for)
+    assert outer("refresh") == 11
