@@ -12,31 +12,37 @@ from microagg import kernel_cache
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
+def _module(path: Path, monkeypatch):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    monkeypatch.setitem(sys.modules, path.stem, module)
     spec.loader.exec_module(module)
     return module
 
 
-def test_kernels_are_removed_when_and_only_when_a_kernel_source_changed(tmp_path):
-    src = tmp_path / "kernels_probe.py"
+def test_kernels_are_removed_when_and_only_when_a_kernel_source_changed(tmp_path, monkeypatch):
+    src, other = tmp_path / "kernels_probe.py", tmp_path / "kernels_other.py"
     src.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef add(x):\n    return x + 1\n")
-    module = _module(src, "kernels_probe")
-    assert module.add(1) == 2
+    other.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef sub(x):\n    return x - 1\n")
+    module = _module(src, monkeypatch)
+    assert module.add(1) == 2 and _module(other, monkeypatch).sub(1) == 0
     folder = kernel_cache._cache_folder(module)
-    assert folder is not None and any(folder.glob("kernels_probe.*.nbi"))
-    first = kernel_cache.refresh([module])  # no fingerprint yet: the cache may be older than it
-    assert first and not any(folder.glob("kernels_probe.*.nb[ic]"))
+    assert folder is not None and any(folder.glob("kernels_probe.*.nbi")) and any(folder.glob("kernels_other.*.nbi"))
+    first = kernel_cache.refresh([module], [src])  # no fingerprint yet: the cache may be older than it
+    assert first and not any(folder.glob("*.nb[ic]"))  # every kernel of the folder: the other's may call it
     assert (folder / kernel_cache.STAMP).exists()
-    module = _module(src, "kernels_probe")
+    module = _module(src, monkeypatch)
     assert module.add(1) == 2  # compiled and cached again
-    assert kernel_cache.refresh([module]) == []  # same sources: kept
+    assert kernel_cache.refresh([module], [src]) == []  # same sources: kept
     assert any(folder.glob("kernels_probe.*.nbi"))
     src.write_text(src.read_text() + "# changed\n")
-    assert kernel_cache.refresh([_module(src, "kernels_probe")])  # changed: removed
+    assert kernel_cache.refresh([_module(src, monkeypatch)], [src])  # changed: removed
     assert not any(folder.glob("kernels_probe.*.nb[ic]"))
+
+
+def test_the_package_fingerprint_covers_every_kernel_module():
+    names = {f.name for f in kernel_cache.kernel_sources()}
+    assert {"engine.py", "mdav.py", "vmdav.py", "baselines.py"} <= names and "cli.py" not in names
 
 
 def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed(tmp_path):
@@ -54,11 +60,12 @@ def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed
     """))
     run = textwrap.dedent("""
         import sys
+        from pathlib import Path
         import a
         import b
         from microagg import kernel_cache
         if sys.argv[1] == "refresh":
-            kernel_cache.refresh([a, b])
+            kernel_cache.refresh([a, b], [Path(a.__file__), Path(b.__file__)])
         print(a.outer(1))
     """)
 

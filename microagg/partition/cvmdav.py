@@ -70,7 +70,7 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
         if 4 * dead > screen[3]:
             c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
             dead = 0
-            rstart = 0
+            rstart = np.int64(0)
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)
         zr = Z[r].copy()
         pid, pd2, complete = engine.prefix(Z, zr, min(n_live, engine.prefix_size(k)), screen, alive, n_live)

@@ -286,9 +286,10 @@ def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_
 
     One pass with the query ``q`` on the copy's scale screens (``_pass_range``); the candidates passing the final
     tests are decided in float64. The farthest is -1 unless ``far``; the nearest are sorted by (distance, index).
-    Not done when a candidate buffer overflowed. With ``pmin`` None the pass runs on one thread and numba prunes
-    the parallel branch when it compiles, so a run that cannot split never compiles ``_pass_parallel`` (the
-    costliest kernel to compile); ``threads.run`` passes None unless the call may split.
+    Not done when a candidate buffer overflowed. With ``pmin`` None (runs on fewer than ``GRID_MIN`` records, see
+    ``threads.run``) the pass runs on one thread and numba prunes the parallel branch when it compiles, so such a
+    run never compiles ``_pass_parallel`` (the costliest kernel to compile). Larger runs compile it even when they
+    cannot split (one thread, or fewer records than the method's split threshold): their kernel is one.
     """
     if pmin is not None and chunks > 1 and m >= pmin:
         tops, counts, kb = _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type)
@@ -475,8 +476,9 @@ def emit(Z, screen, pos, members, g, labels, alive, S):
     takes their place, so its passes never meet a removed record).
     """
     X, Q, qids, qpos, qm = screen[0], screen[2], screen[13], screen[14], screen[15]
-    order = np.argsort(members.astype(np.float64), kind="mergesort")  # (float64 keys: the sort kernel compiled for
-    for i in members[order]:                                            # the radial order, none for int64; exact)
+    # float64 keys (exact for record indices): the sort kernel the radial order compiles anyway, none for int64
+    order = np.argsort(members.astype(np.float64), kind="mergesort")
+    for i in members[order]:
         labels[i] = g
         alive[i] = False
         for t in range(Z.shape[1]):

@@ -76,7 +76,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
         if 4 * dead > screen[3]:  # compact once a quarter of the copy is dead
             c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
             dead = 0
-            rstart = 0
+            rstart = np.int64(0)
         c = S / n_live
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
         zr = Z[r].copy()

@@ -73,7 +73,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
             anchor = mu if fixed else S / n_live
             c0, pos, rid, rrho, screen = engine.build_index(Z, alive, anchor, zmax2, chunks, cand, pmin)
             dead = 0
-            rstart = 0
+            rstart = np.int64(0)
         c = mu if fixed else S / n_live
         e, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, c, c0, zmax2)
         ze = Z[e].copy()
