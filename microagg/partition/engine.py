@@ -404,9 +404,6 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
     return bid, start
 
 
-
-
-
 @njit(cache=True)
 def build_index(Z, alive, c0, zmax2, chunks, cand, pmin):
     """Fresh search structures around anchor ``c0``: (c0, pos, radial order, radii, screening state).
@@ -652,7 +649,7 @@ def knn(Z, pid, pd2, complete, p, dpq, m, skip, skipid, out_i, out_d):
     return cnt == m and beyond(np.sqrt(pd2[L - 1]), dpq, np.sqrt(out_d[m - 1]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive, n_live):
     """The ``m`` live records nearest to point ``p`` (``dpq`` = |p - q|) that are neither in ``skip`` nor ``skipid``.
 
@@ -660,7 +657,14 @@ def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive
     distances), sorted and exact, fewer than ``m`` only if fewer exist. Answered
     from the prefix when its bounds allow, otherwise by one screened pass over the
     live records for the m + nskip + 1 nearest, which always hold m valid ones.
+    (Inlined, with int64 counts, for the reason given at ``around``.)
     """
+    return _outside(Z, p, dpq, np.int64(m), skip, np.int64(nskip), np.int64(skipid), pid, pd2, complete, screen,
+                    alive, n_live)
+
+
+@njit(cache=True)
+def _outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive, n_live):
     m = max(0, min(m, n_live - nskip - (1 if skipid >= 0 and not skip[skipid] else 0)))
     out_i = np.empty(m, np.int64)
     out_d = np.empty(m)

@@ -55,7 +55,6 @@ def iamat_kernel(Z, k, chunks, pmin):
     dead = 0
     rstart = np.int64(0)
     g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
-    one, no_record = np.int64(1), np.int64(-1)  # (arguments of ``outside``: not literals either)
     while n_live >= k:
         if 4 * dead > screen[3]:
             c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
@@ -72,8 +71,8 @@ def iamat_kernel(Z, k, chunks, pmin):
         total = Z[members[0]] + Z[members[1]]
         while nm < k:  # steps 15-26: the candidate nearest to the group's centroid
             gbar = total / nm
-            best, _ = engine.outside(Z, gbar, np.sqrt(engine.sqdist(gbar.reshape(1, d), 0, zr)), one, ing, nm,
-                                     no_record, pid, pd2, complete, screen, alive, n_live)
+            best, _ = engine.outside(Z, gbar, np.sqrt(engine.sqdist(gbar.reshape(1, d), 0, zr)), 1, ing, nm, -1,
+                                     pid, pd2, complete, screen, alive, n_live)
             members[nm] = best[0]
             ing[best[0]] = True
             total += Z[best[0]]
