@@ -22,6 +22,7 @@ import tempfile
 import time
 
 DEFAULT = ["mdav", "vmdav", "md", "iamat", "cvmdav"]
+HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout holding this script
 
 
 def child(methods: list[str], large: bool) -> None:
@@ -57,11 +58,11 @@ def child(methods: list[str], large: bool) -> None:
 
 
 def run(checkout: str | None, methods: list[str], large: bool) -> list[dict]:
-    """``child`` in a fresh process with an empty numba cache (and ``checkout`` first on the path if given)."""
+    """``child`` in a fresh process with an empty numba cache, importing microagg from ``checkout`` (default: the
+    checkout holding this script, whatever is installed)."""
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, MICROAGG_THREADS="1")
-        if checkout:
-            env["PYTHONPATH"] = os.path.abspath(checkout) + os.pathsep + env.get("PYTHONPATH", "")
+        env["PYTHONPATH"] = os.path.abspath(checkout or HOME) + os.pathsep + env.get("PYTHONPATH", "")
         args = [sys.executable, __file__, "--child", *methods] + (["--large"] if large else [])
         res = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     return json.loads(res.stdout.strip().splitlines()[-1])

@@ -30,6 +30,8 @@ import numpy as np
 
 import microagg as ma
 
+HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout holding this script
+
 
 def numpy_mdav(Z: np.ndarray, k: int) -> np.ndarray:
     """MDAV-generic in plain numpy (the baseline): fancy indexing over the remaining records."""
@@ -86,11 +88,10 @@ def child(n: int, method: str = "mdav") -> None:
 
 
 def run_child(n: int, out: str, checkout: str | None = None, threads: int | None = None, method: str = "mdav") -> dict:
-    """``child(n, method)`` in a fresh process, importing microagg from ``checkout`` if given, on ``threads``
-    threads."""
+    """``child(n, method)`` in a fresh process, importing microagg from ``checkout`` (default: the checkout holding
+    this script, whatever is installed), on ``threads`` threads."""
     env = dict(os.environ)
-    if checkout:
-        env["PYTHONPATH"] = os.path.abspath(checkout) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = os.path.abspath(checkout or HOME) + os.pathsep + env.get("PYTHONPATH", "")
     if threads:
         env["MICROAGG_THREADS"] = str(threads)
     res = subprocess.run([sys.executable, __file__, "--child", str(n), "--method", method, out], capture_output=True,

@@ -12,7 +12,11 @@ Speed comes from work that never changes those decisions:
 * **the other queries** (farthest from r, k nearest to r, k nearest to s) stream a
   centred, column-major *integer* copy of the remaining records (int16 on a grid whose
   squared distances are exact int32 sums) through a vectorized pass on all cores (one
-  pass answers both queries about r). The pass only *screens*: every record whose grid
+  pass answers both queries about r). The integer copy is laid out in *cells* of 256
+  records, the leaves of a k-d split, each with exact integer bounds (its box and its
+  largest norm); a pass reads first the cell nearest to the query (and, for "farthest",
+  the one reaching farthest), then skips every cell whose bounds show that none of its
+  records can still qualify. The pass only *screens*: every record whose grid
   distance lies within a proven rounding margin of the grid threshold is re-checked in
   float64, so the chosen records are exactly those of the float64 definition. Where the
   grid is too coarse (the candidates overflow their buffers, e.g. one far outlier squeezes
@@ -20,7 +24,7 @@ Speed comes from work that never changes those decisions:
   fewer than ``GRID_MIN`` records (they have no integer copy), a float32 copy screens the same
   way, with a margin relative to float32 rounding; should its candidates overflow too (massive
   ties), every live record is decided in float64;
-* removed records leave the integer copy (the last live column takes their place) and
+* removed records leave the integer copy (the last live column of their cell takes their place) and
   are blanked in the float32 copy (NaN never wins a comparison); both are rebuilt once a
   quarter of the float32 copy is dead (geometric total cost).
 
@@ -116,7 +120,8 @@ def _radial(Z, ids, c0):
 # * the integer copy Q (runs large enough to split a pass) holds round((z - c0) * qs), qs a power of two chosen so
 #   that every value lies in [-H, H] with d (2H)^2 < 2^31: squared distances between grid points are exact int32
 #   sums on 2 bytes per value (twice the records per second of the float32 pass on the benchmark machine; at 10^6
-#   x 10 the copy fits the processor's cache). Removed records leave it (the last live column takes their place).
+#   x 10 the copy fits the processor's cache). Its columns are cells of BLOCK records (``_cell_order``, ``_cells``);
+#   removed records leave their cell (its last live column takes their place).
 #   Rounding moves each coordinate by at most 1/2, so the grid distance D of a record and the exact distance delta
 #   (in grid units) satisfy |sqrt(D) - delta| <= e = sqrt(d) (both points rounded). Hence a record among the k
 #   nearest has sqrt(D) <= sqrt(D_k) + 2e (D_k the k-th smallest grid distance) and the farthest has
@@ -185,7 +190,7 @@ def _far_limit(top, mg, grid):
 
 
 @njit(cache=True)
-def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type):
+def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type, cells):
     """Screened distances of columns lo..hi of a copy to ``q``, the k smallest (``kbest``, sorted), the largest, and
     the candidates.
 
@@ -195,6 +200,10 @@ def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type):
     maximum only grows, the running k-th smallest only shrinks). Blocks are computed vectorized; a block is
     inspected record by record only if its extremes can matter. Returns (largest, candidates recorded); the count
     exceeds ``cand``'s length when it overflowed. NaN columns never qualify.
+
+    With ``cells`` (the integer copy) every block is a cell holding ``cells[0][b]`` live columns; a cell whose
+    bounds (``_cell_bounds``) show that none of its records can pass the running tests is skipped unread. Its
+    records would not have been recorded, nor changed the k smallest or the largest, so the answer is the same.
     """
     d = X.shape[0]
     loc = np.empty(BLOCK, acc_type)
@@ -205,8 +214,25 @@ def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type):
     flim = -np.inf
     nc = 0
     cap = cand.shape[0]
-    for b0 in range(lo, hi, BLOCK):
-        nb = min(hi, b0 + BLOCK) - b0
+    nblk = (hi - lo + BLOCK - 1) // BLOCK
+    fn = ff = -1
+    cnt = cells[0] if cells is not None else None
+    if cells is not None and nblk > 0:  # (a thread's range is empty when whole cells run out before the threads)
+        lbs, ubs = _cell_bounds(cells, q, lo // BLOCK, nblk, far)
+        fn = np.argmin(lbs)
+        if far:
+            ff = np.argmax(ubs)
+    for s in range(-2, nblk):  # first the cell nearest to q, then (far) the one reaching farthest: tight limits early
+        b = fn if s == -2 else (ff if s == -1 else s)
+        if b < 0 or (s == -1 and b == fn) or (s >= 0 and (b == fn or b == ff)):
+            continue
+        b0 = lo + b * BLOCK
+        if cells is None:
+            nb = min(hi, b0 + BLOCK) - b0
+        else:
+            nb = cnt[b0 // BLOCK]
+            if lbs[b] > nlim and not (far and ubs[b] >= flim):  # no record of the cell can pass either test
+                continue
         for j in range(nb):
             loc[j] = 0
         for t in range(d):
@@ -250,16 +276,45 @@ def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type):
     return top, nc
 
 
+@njit(cache=True, inline="always")  # (inlined in the pass, specialized on ``far`` with it)
+def _cell_bounds(cells, q, b0, nblk, far):
+    """Lower and (with ``far``) upper bounds on the squared grid distance from ``q`` to every record of the cells
+    b0..b0+nblk-1, in exact integers: the distance to the cell's box, and |z|^2 + |q|^2 - 2 min z.q with |z|^2 at
+    most the cell's largest and z.q minimized over the box (tighter than the box's farthest corner in several
+    dimensions, where the records do not fill the corners)."""
+    _, box, mx = cells
+    d = box.shape[1]
+    lbs = np.zeros(nblk, np.int64)
+    ubs = np.zeros(nblk, np.int64)
+    q2 = np.int64(0)
+    for t in range(d):
+        qt = np.int64(q[t])
+        q2 += qt * qt
+        lo = box[0, t, b0:b0 + nblk]
+        hi = box[1, t, b0:b0 + nblk]
+        for b in range(nblk):
+            lt = np.int64(lo[b])
+            ht = np.int64(hi[b])
+            g = max(0, max(lt - qt, qt - ht))
+            lbs[b] += g * g
+            if far:
+                ubs[b] -= 2 * min(lt * qt, ht * qt)
+    if far:
+        for b in range(nblk):
+            ubs[b] += mx[b0 + b] + q2
+    return lbs, ubs
+
+
 @njit(cache=True, parallel=True)
-def _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type):
-    step = (m + chunks - 1) // chunks
+def _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type, cells):
+    step = ((m + chunks - 1) // chunks + BLOCK - 1) // BLOCK * BLOCK  # (whole cells per thread)
     tops = np.empty(chunks)
     counts = np.empty(chunks, np.int64)
     kb = np.empty((chunks, k))
     for c in prange(chunks):
         lo = min(m, c * step)
         tops[c], counts[c] = _pass_range(X, q, lo, min(m, lo + step), k, mg, grid, far, kb[c], cand[c], val[c],
-                                         acc_type)
+                                         acc_type, cells)
     return tops, counts, kb
 
 
@@ -281,7 +336,7 @@ def insert_nearest(dist, idx, s, i):
 
 
 @njit(cache=True)
-def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_type):
+def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_type, cells):
     """Exact (done, farthest record, k nearest records) from ``qz`` among the first ``m`` columns of a copy.
 
     One pass with the query ``q`` on the copy's scale screens (``_pass_range``); the candidates passing the final
@@ -292,16 +347,18 @@ def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_
     cannot split (one thread, or fewer records than the method's split threshold): their kernel is one.
     """
     if pmin is not None and chunks > 1 and m >= pmin:
-        tops, counts, kb = _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type)
+        tops, counts, kb = _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type, cells)
     else:
         tops = np.empty(1)
         counts = np.empty(1, np.int64)
         kb = np.empty((1, k))
         lo = np.int64(0)  # (an int64 as in _pass_parallel, not a literal: one specialization for both)
         if far:  # (a literal ``far`` lets the compiler drop the unused test from the near-only pass: 3 % faster)
-            tops[0], counts[0] = _pass_range(X, q, lo, m, k, mg, grid, True, kb[0], cand[0], val[0], acc_type)
+            tops[0], counts[0] = _pass_range(X, q, lo, m, k, mg, grid, True, kb[0], cand[0], val[0], acc_type,
+                                             cells)
         else:
-            tops[0], counts[0] = _pass_range(X, q, lo, m, k, mg, grid, False, kb[0], cand[0], val[0], acc_type)
+            tops[0], counts[0] = _pass_range(X, q, lo, m, k, mg, grid, False, kb[0], cand[0], val[0], acc_type,
+                                             cells)
     bi = np.full(k, np.iinfo(np.int64).max)
     if counts.max() > cand.shape[1]:
         return False, np.int64(-1), bi
@@ -405,12 +462,102 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
 
 
 @njit(cache=True)
+def _cell_order(Z, ids):
+    """``ids`` reordered into cells of BLOCK consecutive records (the last one shorter) that are the leaves of a
+    k-d split: a range of more than BLOCK records is cut, by value on its widest attribute, at the multiple of BLOCK
+    nearest above its middle. O(m d log(m / BLOCK)) with linear-time selection."""
+    m = ids.shape[0]
+    d = Z.shape[1]
+    perm = ids.copy()
+    key = np.empty(m)
+    stack = np.empty((128, 2), np.int64)
+    stack[0, 0], stack[0, 1] = 0, m
+    top = 1
+    while top > 0:
+        top -= 1
+        a, b = stack[top, 0], stack[top, 1]
+        if b - a <= BLOCK:
+            continue
+        wide, tw = -1.0, 0
+        for t in range(d):
+            lo, hi = np.inf, -np.inf
+            for j in range(a, b):
+                v = Z[perm[j], t]
+                lo = min(lo, v)
+                hi = max(hi, v)
+            if hi - lo > wide:
+                wide, tw = hi - lo, t
+        for j in range(a, b):
+            key[j] = Z[perm[j], tw]
+        h = a + ((b - a) // 2 + BLOCK - 1) // BLOCK * BLOCK
+        _select(key, perm, a, b, h)
+        stack[top, 0], stack[top, 1] = a, h
+        stack[top + 1, 0], stack[top + 1, 1] = h, b
+        top += 2
+    return perm
+
+
+@njit(cache=True)
+def _select(key, perm, a, b, h):
+    """Reorder ``key``/``perm`` on a..b-1 so that no key before position h exceeds one from h on (Hoare's select)."""
+    lo, hi = a, b - 1
+    while hi > lo:
+        x, y, z = key[lo], key[(lo + hi) // 2], key[hi]
+        pivot = max(min(x, y), min(max(x, y), z))  # median of three
+        i, j = lo, hi
+        while i <= j:
+            while key[i] < pivot:
+                i += 1
+            while key[j] > pivot:
+                j -= 1
+            if i <= j:
+                key[i], key[j] = key[j], key[i]
+                perm[i], perm[j] = perm[j], perm[i]
+                i += 1
+                j -= 1
+        if h <= j:
+            hi = j
+        elif h >= i:
+            lo = i
+        else:
+            break
+
+
+@njit(cache=True)
+def _cells(Q, m):
+    """(live count, box, largest squared norm) of every cell of BLOCK columns of the integer copy ``Q`` (m columns);
+    the box (2, d, cells) holds the lowest and highest grid value of each attribute. Removals lower the count only:
+    the box and norm stay bounds of the records left (the copy is rebuilt once a quarter of it is dead)."""
+    d = Q.shape[0]
+    nc = (m + BLOCK - 1) // BLOCK
+    cnt = np.empty(nc, np.int64)
+    box = np.empty((2, d, nc), np.int16)
+    mx = np.zeros(nc, np.int64)
+    for c in range(nc):
+        a, b = c * BLOCK, min(m, (c + 1) * BLOCK)
+        cnt[c] = b - a
+        for t in range(d):
+            lo, hi = Q[t, a], Q[t, a]
+            for j in range(a + 1, b):
+                lo = min(lo, Q[t, j])
+                hi = max(hi, Q[t, j])
+            box[0, t, c], box[1, t, c] = lo, hi
+        for j in range(a, b):
+            r2 = np.int64(0)
+            for t in range(d):
+                r2 += np.int64(Q[t, j]) * np.int64(Q[t, j])
+            mx[c] = max(mx[c], r2)
+    return cnt, box, mx
+
+
+@njit(cache=True)
 def build_index(Z, alive, c0, zmax2, chunks, cand, pmin):
     """Fresh search structures around anchor ``c0``: (c0, pos, radial order, radii, screening state).
 
     The screening state: the float32 copy, its records (ascending), the integer copy, the float32 copy's size, the
     anchor, the float32 scale and largest squared norm, zmax2, chunks, the candidate buffer, ``pmin``, the grid step
-    and bound H, the integer copy's records, their columns and live count, the candidate values, the skip counter.
+    and bound H, the integer copy's records (in cell order), their columns, the cells (live count, box, largest
+    squared norm of each), the candidate values, the skip counter.
     A run on fewer than ``GRID_MIN`` records (``pmin`` None, see ``threads.run``) has no integer copy.
     """
     ids = np.flatnonzero(alive)
@@ -418,14 +565,19 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin):
     X, pos, scale, r2max = _pack(Z, ids, c0, big)
     rid, rrho = _radial(Z, ids, c0)
     if pmin is not None:
-        qs, H, Q = _quantize(Z, ids, c0, big)
-        qids, qpos, qm = ids.copy(), pos.copy(), ids.shape[0]
+        qids = _cell_order(Z, ids)
+        qs, H, Q = _quantize(Z, qids, c0, big)
+        qpos = np.full(Z.shape[0], -1, np.int64)
+        for j in range(qids.shape[0]):  # (a loop: fancy assignment compiles numba's shape-error formatting)
+            qpos[qids[j]] = j
+        cells = _cells(Q, qids.shape[0])
     else:  # numba prunes the other branch for these runs, so ``_quantize`` is not compiled for them
         qs, H, Q = 1.0, np.int64(0), np.empty((Z.shape[1], 1), np.int16)
-        qids, qpos, qm = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64), 0
+        qids, qpos = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64)
+        cells = np.zeros(0, np.int64), np.empty((2, Z.shape[1], 0), np.int16), np.zeros(0, np.int64)
     val = np.empty(cand.shape)
     return c0, pos, rid, rrho, (X, ids, Q, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin,
-                                qs, H, qids, qpos, np.array([qm]), val, np.zeros(1, np.int64))
+                                qs, H, qids, qpos, cells, val, np.zeros(1, np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -445,7 +597,7 @@ def _around(Z, q, k, far, screen, pmin):
     """``around`` with the pass threshold ``pmin`` as an argument: a run on fewer than ``GRID_MIN`` records (``pmin``
     None) has no integer copy, and numba then leaves the integer pass out of the compiled code (the first call
     compiles less)."""
-    X, ids, Q, m, c0, scale, r2max, zmax2, chunks, cand, _, qs, H, qids, _, qm, val, skip = screen
+    X, ids, Q, m, c0, scale, r2max, zmax2, chunks, cand, _, qs, H, qids, _, cells, val, skip = screen
     if pmin is None:
         pass
     elif skip[0] > 0:
@@ -454,12 +606,14 @@ def _around(Z, q, k, far, screen, pmin):
         q16, inside = _grid_query(q, c0, qs, H)
         if inside:
             e2 = 2.0 * np.sqrt(Q.shape[0]) * (1.0 + _SLACK16)
-            done, f, bi = _screen(Z, Q, qids, qm[0], q, q16, k, e2, True, far, chunks, cand, val, pmin, GRID)
+            done, f, bi = _screen(Z, Q, qids, qids.shape[0], q, q16, k, e2, True, far, chunks, cand, val, pmin, GRID,
+                                  cells)
             if done:
                 return f, bi
             skip[0] = SKIP_AFTER_OVERFLOW
     mg = 2.0 * _margin(q, c0, scale, r2max, zmax2)  # (on one thread: where an integer copy exists it is the fallback)
-    done, f, bi = _screen(Z, X, ids, m, q, _scaled_query(q, c0, scale), k, mg, False, far, 1, cand, val, None, FLOAT)
+    done, f, bi = _screen(Z, X, ids, m, q, _scaled_query(q, c0, scale), k, mg, False, far, 1, cand, val, None, FLOAT,
+                          None)
     if done:
         return f, bi
     return _exhaustive(Z, X, ids, m, q, k, far)
@@ -469,10 +623,10 @@ def _around(Z, q, k, far, screen, pmin):
 def emit(Z, screen, pos, members, g, labels, alive, S):
     """Make group ``g`` of ``members``; update the running sum in ascending record order.
 
-    The members are blanked in the float32 copy and swapped out of the integer copy (its last live column
-    takes their place, so its passes never meet a removed record).
+    The members are blanked in the float32 copy and swapped out of the integer copy (the last live column of
+    their cell takes their place, so its passes never meet a removed record).
     """
-    X, Q, qids, qpos, qm = screen[0], screen[2], screen[13], screen[14], screen[15]
+    X, Q, qids, qpos, qcnt = screen[0], screen[2], screen[13], screen[14], screen[15][0]
     # float64 keys (exact for record indices): the sort kernel the radial order compiles anyway, none for int64
     order = np.argsort(members.astype(np.float64), kind="mergesort")
     for i in members[order]:
@@ -484,13 +638,14 @@ def emit(Z, screen, pos, members, g, labels, alive, S):
         j = qpos[i]
         if j < 0:  # no integer copy (a small run)
             continue
-        last = qm[0] - 1
+        b = j // BLOCK
+        last = b * BLOCK + qcnt[b] - 1
         for t in range(Q.shape[0]):
             Q[t, j] = Q[t, last]
         qids[j] = qids[last]
         qpos[qids[j]] = j
         qpos[i] = -1
-        qm[0] = last
+        qcnt[b] -= 1
 
 
 @njit(cache=True)

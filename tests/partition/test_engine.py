@@ -58,12 +58,44 @@ def test_queries_equal_brute_force_while_records_are_removed(kind, pmin):
             assert f == farthest(Z, rows, q)
             np.testing.assert_array_equal(near, nearest(Z, rows, q, k))
         engine.emit(Z, screen, pos, near, g, labels, alive, S)
-        qids, qm = screen[13], screen[15][0]
         if pmin is None:
-            assert qm == 0
+            assert screen[15][0].shape[0] == 0
             continue
-        np.testing.assert_array_equal(np.sort(qids[:qm]), np.flatnonzero(alive))  # the integer copy holds the live
-        assert np.all(screen[14][qids[:qm]] == np.arange(qm))
+        cols = _live_columns(screen)
+        np.testing.assert_array_equal(np.sort(screen[13][cols]), np.flatnonzero(alive))  # the integer copy: the live
+        assert np.all(screen[14][screen[13][cols]] == cols)
+
+
+def _live_columns(screen):
+    """The live columns of the integer copy: the first ``count`` of every cell."""
+    return np.concatenate([c * engine.BLOCK + np.arange(n) for c, n in enumerate(screen[15][0])])
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier"])
+def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind):
+    Z = _data(kind, np.random.default_rng(6))
+    labels, alive, S, pos, screen = _state(Z)
+    Q, (cnt, box, mx) = screen[2].astype(np.int64), screen[15]
+    assert len(cnt) == -(-len(Z) // engine.BLOCK) and cnt.sum() == len(Z)
+    assert np.all(cnt[:-1] == engine.BLOCK)
+    for c in range(len(cnt)):
+        cell = Q[:, c * engine.BLOCK:c * engine.BLOCK + cnt[c]]
+        np.testing.assert_array_equal(box[0, :, c], cell.min(axis=1))
+        np.testing.assert_array_equal(box[1, :, c], cell.max(axis=1))
+        assert mx[c] == (cell ** 2).sum(axis=0).max()
+    for a in range(len(cnt)):  # leaves of a k-d split: any two cells are apart (or touch) on some attribute
+        for b in range(a):
+            assert np.any((box[1, :, a] <= box[0, :, b]) | (box[1, :, b] <= box[0, :, a])), (a, b)
+    rng = np.random.default_rng(7)
+    for g in range(30):  # the bounds hold for every live record while records leave (boxes are not refitted)
+        cols = _live_columns(screen)
+        q = Q[:, rng.choice(cols)] + rng.integers(-50, 51, Q.shape[0])
+        lbs, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), True)
+        d2 = ((Q[:, cols] - q[:, None]) ** 2).sum(axis=0)
+        cell_of = cols // engine.BLOCK
+        assert np.all(lbs[cell_of] <= d2) and np.all(d2 <= ubs[cell_of])
+        near = engine.around(Z, Z[np.flatnonzero(alive)[0]].copy(), 5, False, screen)[1]
+        engine.emit(Z, screen, pos, near, g, labels, alive, S)
 
 
 def test_grid_sums_cannot_overflow():
