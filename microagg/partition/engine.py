@@ -281,8 +281,9 @@ def _cell_bounds(cells, q, b0, nblk, far):
     """Lower and (with ``far``) upper bounds on the squared grid distance from ``q`` to every record of the cells
     b0..b0+nblk-1, in exact integers: the distance to the cell's box, and |z|^2 + |q|^2 - 2 min z.q with |z|^2 at
     most the cell's largest and z.q minimized over the box (tighter than the box's farthest corner in several
-    dimensions, where the records do not fill the corners)."""
-    _, box, mx = cells
+    dimensions, where the records do not fill the corners). An emptied cell gets bounds no test passes (its box is
+    that of records gone), so it is neither read first nor at all."""
+    cnt, box, mx = cells
     d = box.shape[1]
     lbs = np.zeros(nblk, np.int64)
     ubs = np.zeros(nblk, np.int64)
@@ -299,9 +300,12 @@ def _cell_bounds(cells, q, b0, nblk, far):
             lbs[b] += g * g
             if far:
                 ubs[b] -= 2 * min(lt * qt, ht * qt)
-    if far:
-        for b in range(nblk):
+    for b in range(nblk):
+        if far:
             ubs[b] += mx[b0 + b] + q2
+        if cnt[b0 + b] == 0:
+            lbs[b] = np.iinfo(np.int64).max
+            ubs[b] = -1
     return lbs, ubs
 
 
@@ -337,7 +341,8 @@ def insert_nearest(dist, idx, s, i):
 
 @njit(cache=True)
 def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_type, cells):
-    """Exact (done, farthest record, k nearest records) from ``qz`` among the first ``m`` columns of a copy.
+    """Exact (done, farthest record, k nearest records) from ``qz`` among the live columns of a copy (the first
+    ``m``, or, with ``cells``, the first ``cells[0][c]`` of every cell c).
 
     One pass with the query ``q`` on the copy's scale screens (``_pass_range``); the candidates passing the final
     tests are decided in float64. The farthest is -1 unless ``far``; the nearest are sorted by (distance, index).
@@ -465,7 +470,7 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
 def _cell_order(Z, ids):
     """``ids`` reordered into cells of BLOCK consecutive records (the last one shorter) that are the leaves of a
     k-d split: a range of more than BLOCK records is cut, by value on its widest attribute, at the multiple of BLOCK
-    nearest above its middle. O(m d log(m / BLOCK)) with linear-time selection."""
+    nearest above its middle. O(m d log(m / BLOCK)) expected (selection by Hoare's method)."""
     m = ids.shape[0]
     d = Z.shape[1]
     perm = ids.copy()

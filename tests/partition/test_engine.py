@@ -16,10 +16,10 @@ from microagg.partition import engine
 from .reference import farthest, nearest
 
 
-def _state(Z, pmin=1):
-    """A run's state on one thread; ``pmin`` None is a small run's (no integer copy)."""
-    labels, alive, S, zmax2, cand = engine.start(Z, 1)
-    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, 1, cand, pmin)
+def _state(Z, pmin=1, chunks=1):
+    """A run's state; ``pmin`` None is a small run's (no integer copy); passes split into ``chunks`` threads."""
+    labels, alive, S, zmax2, cand = engine.start(Z, chunks)
+    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, chunks, cand, pmin)
     return labels, alive, S, pos, screen
 
 
@@ -41,12 +41,13 @@ def _data(kind, rng):
     raise AssertionError(kind)
 
 
-@pytest.mark.parametrize("pmin", [1, None], ids=["integer copy", "float32 copy only"])
+@pytest.mark.parametrize("pmin, chunks", [(1, 1), (1, 2), (None, 1)],
+                         ids=["integer copy", "integer copy on two threads", "float32 copy only"])
 @pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier", "below the grid", "sphere"])
-def test_queries_equal_brute_force_while_records_are_removed(kind, pmin):
+def test_queries_equal_brute_force_while_records_are_removed(kind, pmin, chunks):
     rng = np.random.default_rng(5)
     Z = _data(kind, rng)
-    labels, alive, S, pos, screen = _state(Z, pmin)
+    labels, alive, S, pos, screen = _state(Z, pmin, chunks)
     k = 4
     for g in range(40):
         rows = np.flatnonzero(alive)
@@ -89,13 +90,19 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind):
     rng = np.random.default_rng(7)
     for g in range(30):  # the bounds hold for every live record while records leave (boxes are not refitted)
         cols = _live_columns(screen)
+        Q = screen[2].astype(np.int64)  # (removals move columns within their cell)
         q = Q[:, rng.choice(cols)] + rng.integers(-50, 51, Q.shape[0])
         lbs, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), True)
         d2 = ((Q[:, cols] - q[:, None]) ** 2).sum(axis=0)
         cell_of = cols // engine.BLOCK
         assert np.all(lbs[cell_of] <= d2) and np.all(d2 <= ubs[cell_of])
+        tail = engine._cell_bounds(screen[15], q.astype(np.int32), 1, len(cnt) - 1, True)  # as a thread's range
+        np.testing.assert_array_equal(np.array(tail), np.array([lbs[1:], ubs[1:]]))
         near = engine.around(Z, Z[np.flatnonzero(alive)[0]].copy(), 5, False, screen)[1]
         engine.emit(Z, screen, pos, near, g, labels, alive, S)
+    engine.emit(Z, screen, pos, screen[13][:cnt[0]].copy(), 30, labels, alive, S)  # empty the first cell
+    lbs, ubs = engine._cell_bounds(screen[15], np.zeros(Q.shape[0], np.int32), 0, len(cnt), True)
+    assert cnt[0] == 0 and lbs[0] == np.iinfo(np.int64).max and ubs[0] == -1  # no test passes: never read
 
 
 def test_grid_sums_cannot_overflow():

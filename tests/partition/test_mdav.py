@@ -88,11 +88,12 @@ def test_engine_equals_reference_on_tie_heavy_integers(seed):
 
 
 def test_parallel_screening_path_equals_reference():
-    # force every pass through the multi-threaded screen, on duplicates and on wide dynamic range
+    # passes split over two threads while they span more than one cell of the integer copy (engine.BLOCK records),
+    # on duplicates and on wide dynamic range
     rng = np.random.default_rng(11)
-    base = rng.integers(0, 4, size=(150, 3)).astype(float)
-    wide = rng.standard_normal((120, 4)) * np.array([1e-6, 1.0, 1e4, 1e9])
-    for Z in (base, wide, np.vstack([wide, wide[:40]])):
+    base = rng.integers(0, 4, size=(700, 3)).astype(float)
+    wide = rng.standard_normal((600, 4)) * np.array([1e-6, 1.0, 1e4, 1e9])
+    for Z in (base, wide, np.vstack([wide, wide[:200]])):
         for variant, code in mdav_module.VARIANTS.items():
             Zc, k = partition_input(Z, 3)
             labels = threads.run(mdav_module.mdav_kernel, Zc, k, code, False, parallel_min=0, threads=2)[0]
