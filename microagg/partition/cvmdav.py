@@ -142,5 +142,4 @@ def cvmdav(Z, k: int, gamma: float = 1.1, cap: str = "2k", last: str = "2k-1", s
     """Group labels 0..m-1 of CV-MDAV on standardized ``Z``; every group has at least k records."""
     return threads.run(cvmdav_kernel, Z, k, gamma, 2 * k if cap == "2k" else 2 * k - 1,
                        2 * k if last == "2k" else 2 * k - 1, step4 == ">", zself,
-                       parallel_min=engine.SEARCH_PARALLEL_MIN,
-                       grid_min=engine.GRID_MIN)
+                       parallel_min=engine.SEARCH_PARALLEL_MIN)

@@ -216,7 +216,6 @@ def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type, cell
     cap = cand.shape[0]
     nblk = (hi - lo + BLOCK - 1) // BLOCK
     fn = ff = -1
-    cnt = cells[0] if cells is not None else None
     if cells is not None and nblk > 0:  # (a thread's range is empty when whole cells run out before the threads)
         lbs, ubs = _cell_bounds(cells, q, lo // BLOCK, nblk, far)
         fn = np.argmin(lbs)
@@ -230,7 +229,7 @@ def _pass_range(X, q, lo, hi, k, mg, grid, far, kbest, cand, val, acc_type, cell
         if cells is None:
             nb = min(hi, b0 + BLOCK) - b0
         else:
-            nb = cnt[b0 // BLOCK]
+            nb = cells[0][b0 // BLOCK]
             if lbs[b] > nlim and not (far and ubs[b] >= flim):  # no record of the cell can pass either test
                 continue
         for j in range(nb):

@@ -97,5 +97,4 @@ def iamat_kernel(Z, k, chunks, pmin):
 )
 def iamat(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 of literal IAMAT on standardized ``Z``: groups of k, the last one up to 2k-1."""
-    return threads.run(iamat_kernel, Z, k, parallel_min=engine.SEARCH_PARALLEL_MIN,
-                       grid_min=engine.GRID_MIN)
+    return threads.run(iamat_kernel, Z, k, parallel_min=engine.SEARCH_PARALLEL_MIN)

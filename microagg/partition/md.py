@@ -175,5 +175,4 @@ def md_kernel(Z, k, generic, chunks, pmin):
 )
 def md(Z, k: int, tail: str = "generic") -> np.ndarray:
     """Group labels 0..m-1 of MD on standardized ``Z``; every group has at least k records."""
-    return threads.run(md_kernel, Z, k, tail == "generic", parallel_min=engine.SEARCH_PARALLEL_MIN,
-                       grid_min=engine.GRID_MIN)
+    return threads.run(md_kernel, Z, k, tail == "generic", parallel_min=engine.SEARCH_PARALLEL_MIN)

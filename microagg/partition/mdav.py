@@ -127,8 +127,7 @@ def _record(trace, seeds, roles, refs, g, seed, role, ref):
 
 
 def _run(Z, k: int, variant: str, trace: bool):
-    return threads.run(mdav_kernel, Z, k, VARIANTS[variant], trace, parallel_min=engine.PARALLEL_MIN,
-                       grid_min=engine.GRID_MIN)
+    return threads.run(mdav_kernel, Z, k, VARIANTS[variant], trace, parallel_min=engine.PARALLEL_MIN)
 
 
 @register(

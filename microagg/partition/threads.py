@@ -33,6 +33,7 @@ import numba
 
 from ..checks import check_int
 from ..errors import MicroaggError
+from . import engine
 
 ENV = "MICROAGG_THREADS"
 _RULE = "the number of threads must be an integer >= 1, or None (auto)"
@@ -114,16 +115,16 @@ def run(kernel, Z, *args, parallel_min: int, grid_min: int | None = None, thread
 
     ``threads`` defaults to :func:`thread_count`. A pass over at least ``parallel_min`` live records splits
     over numba's thread pool, which is not re-entrant across Python threads: calls that can reach it hold a
-    lock. A call on fewer records than ``grid_min`` (at most, and by default, ``parallel_min``) runs as
-    ``kernel(Z, *args, 1, None)``: that specialization of the kernel leaves the parallel pass and the integer
-    screening copy out (numba prunes them when it compiles, ``engine._screen`` and ``engine._around``), so it
-    compiles fastest, and the other one is compiled only on the first larger call. A call that cannot split (one
-    thread, or fewer records than ``parallel_min``) needs no lock. Since the kernels are compiled with
-    ``nogil=True`` calls without the lock run in parallel from Python threads (the block engine).
+    lock. A call on fewer records than ``grid_min`` (default ``engine.GRID_MIN``, read at the call; at most
+    ``parallel_min``) runs as ``kernel(Z, *args, 1, None)``: that specialization of the kernel leaves the
+    parallel pass and the integer screening copy out (numba prunes them when it compiles, ``engine._screen`` and
+    ``engine._around``), so it compiles fastest, and the other one is compiled only on the first larger call. A
+    call that cannot split (one thread, or fewer records than ``parallel_min``) needs no lock. Since the kernels
+    are compiled with ``nogil=True`` calls without the lock run in parallel from Python threads (the block engine).
     """
     threads = threads or thread_count()
     n = Z.shape[0]
-    if n < (parallel_min if grid_min is None else min(grid_min, parallel_min)):  # (a run that may split has the copy)
+    if n < min(engine.GRID_MIN if grid_min is None else grid_min, parallel_min):  # (a run that may split has the copy)
         return kernel(Z, *args, 1, None)
     if threads == 1 or n < parallel_min:  # never splits: no lock needed
         return kernel(Z, *args, 1, parallel_min)

@@ -132,5 +132,4 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
 )
 def vmdav(Z, k: int, gamma: float = 0.2, centroid: str = "fixed") -> np.ndarray:
     """Group labels 0..m-1 of V-MDAV on standardized ``Z``; groups of k..2k-1 (larger only by leftovers)."""
-    return threads.run(vmdav_kernel, Z, k, gamma, centroid == "fixed", parallel_min=engine.SEARCH_PARALLEL_MIN,
-                       grid_min=engine.GRID_MIN)
+    return threads.run(vmdav_kernel, Z, k, gamma, centroid == "fixed", parallel_min=engine.SEARCH_PARALLEL_MIN)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.partition import threads
+from microagg.partition import engine, threads
 from microagg.partition.mdav import mdav_kernel
 from microagg.registry import partition_input
 
@@ -24,7 +24,7 @@ def test_the_thread_count_does_not_change_the_labels():
                           threads.run(mdav_kernel, Zc, k, 0, False, parallel_min=0, threads=2)[0])
 
 
-def test_run_picks_the_specialization_by_size():
+def test_run_picks_the_specialization_by_size(monkeypatch):
     """Below ``grid_min`` the small kernel (no integer copy, no parallel pass); from there the integer copy, split over
     threads (with the pool's lock) only from ``parallel_min`` records and with more than one thread."""
     def kernel(Z, chunks, pmin):
@@ -37,7 +37,9 @@ def test_run_picks_the_specialization_by_size():
     assert call(10, 2) == call(99, 2) == (1, 100, False)
     assert call(100, 2) == (2, 100, True)
     assert call(100, 1) == (1, 100, False)
-    assert threads.run(kernel, np.zeros((99, 2)), parallel_min=100, threads=2) == (1, None, False)  # grid_min: same
+    assert threads.run(kernel, np.zeros((99, 2)), parallel_min=100, threads=2) == (1, None, False)  # capped
+    monkeypatch.setattr(engine, "GRID_MIN", 50)  # the default grid_min is the engine's, read at the call
+    assert threads.run(kernel, np.zeros((60, 2)), parallel_min=100, threads=2) == (1, 100, False)
 
 
 def test_the_setting_overrides_the_environment_which_overrides_auto(monkeypatch):
