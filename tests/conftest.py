@@ -1,7 +1,35 @@
+import sys
+import warnings
+
 import numpy as np
 import pytest
 
 import microagg as ma
+from microagg import warmup
+
+
+def _compile_partitioners() -> None:
+    """Run every partitioner (and MDAV's traced variants) once on a small sample: numba keeps the compiled kernels
+    of small runs (those the notebooks and the dashboard use) on disk, so later processes load them."""
+    Z = ma.standardize(ma.load_dataset("census").iloc[:60])
+    for method in ma.registry.methods("partition"):
+        roles = {"confidential": list(range(5, 13))} if method.uses_roles else {}
+        with warnings.catch_warnings():  # HM-pfsom warns that 60 records make few diverse groups: not the point here
+            warnings.simplefilter("ignore", UserWarning)
+            method.func(Z, 3, **roles)
+    for variant in ma.registry.get_method("partition", "mdav").param("variant").choices:
+        ma.partition.mdav_steps(Z, 3, variant)
+
+
+def pytest_sessionstart(session):
+    """Compile the small-run kernels once before any test runs (with pytest-xdist: in the controller, before its
+    workers start). On a fresh machine the workers would otherwise compile the same kernels side by side, each as
+    slowly as the other, while the notebook tests wait for them; here it takes about a minute once, said on stderr.
+    """
+    if hasattr(session.config, "workerinput") or session.config.option.collectonly:  # a worker: the controller did
+        return
+    with warmup.Compiles(lambda said: print(said, file=sys.stderr, flush=True)):
+        _compile_partitioners()
 
 
 @pytest.fixture(scope="session")

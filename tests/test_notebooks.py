@@ -8,19 +8,16 @@ exercises the callbacks that the widgets drive.
 import os
 import re
 import sys
-import warnings
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-import microagg as ma
-
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
-CELL_TIMEOUT = 120  # seconds per cell; the numba kernels are compiled beforehand (see `compiled`)
+CELL_TIMEOUT = 120  # seconds per cell; the numba kernels are compiled beforehand (conftest)
 SOLUTION = re.compile(r"<details><summary>Solution \(click to expand\)</summary>\s*```python\n(.*?)```\s*</details>",
                       re.S)
 
@@ -34,19 +31,10 @@ def solutions(nb) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def compiled():
-    """Run every partitioner once in this process: numba caches the compiled kernels on disk, so the notebooks'
-    kernels load them instead of compiling (about a minute on a fresh machine, which is not the notebooks' cost).
-    The kernels import this checkout of microagg (PYTHONPATH), not another installed copy."""
-    df = ma.load_dataset("census").iloc[:60]
-    Z = ma.standardize(df)
-    for method in ma.registry.methods("partition"):
-        roles = {"confidential": list(range(5, 13))} if method.uses_roles else {}
-        with warnings.catch_warnings():  # HM-pfsom warns that 60 records make few diverse groups: not the point here
-            warnings.simplefilter("ignore", UserWarning)
-            method.func(Z, 3, **roles)
-    for variant in ma.registry.get_method("partition", "mdav").param("variant").choices:
-        ma.partition.mdav_steps(Z, 3, variant)
+def this_checkout():
+    """The notebooks' kernels import this checkout of microagg (PYTHONPATH), not another installed copy, and load
+    the compiled numba kernels from disk: conftest compiles them before the tests run (about a minute on a fresh
+    machine, which is not the notebooks' cost)."""
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + ([saved] if saved else []))
     yield
@@ -57,7 +45,7 @@ def compiled():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_and_its_solutions_run(path, compiled):
+def test_notebook_and_its_solutions_run(path, this_checkout):
     nb = nbformat.read(path, as_version=4)
     assert all(not c.get("outputs") and not c.get("execution_count") for c in code(nb)), \
         "commit notebooks without outputs"
@@ -69,7 +57,7 @@ def test_notebook_and_its_solutions_run(path, compiled):
     assert not errors
 
 
-def test_the_kernel_imports_this_checkout(compiled):
+def test_the_kernel_imports_this_checkout(this_checkout):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys, microagg; print(sys.prefix); "
                                                                     "print(microagg.__file__)")])
     NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3").execute()

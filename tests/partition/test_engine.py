@@ -105,6 +105,27 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind):
     assert cnt[0] == 0 and lbs[0] == np.iinfo(np.int64).max and ubs[0] == -1  # no test passes: never read
 
 
+def test_a_cell_whose_bounds_rule_it_out_is_not_read():
+    """The skip is real (timing aside): a cell whose box is moved off its records is passed over, so the pass
+    answers as if its records were gone; with the box restored it answers right again."""
+    Z = np.random.default_rng(8).standard_normal((3000, 4))
+    screen = _state(Z)[-1]
+    cnt, box, _ = screen[15]
+    q = Z[123].copy()
+    np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], nearest(Z, np.arange(len(Z)), q, 3))
+    cell = screen[14][123] // engine.BLOCK  # the query's own record is in it
+    inside = screen[13][cell * engine.BLOCK:cell * engine.BLOCK + cnt[cell]]
+    kept = box[:, :, cell].copy()
+    box[:, :, cell] = box[:, :, cell].max()  # a box in a far corner: every record's lower bound is too high
+    lbs, _ = engine._cell_bounds(screen[15], engine._grid_query(q, screen[4], screen[11], screen[12])[0], 0,
+                                 len(cnt), False)
+    assert lbs[cell] > lbs.min()  # (not the cell read first)
+    others = np.setdiff1d(np.arange(len(Z)), inside)
+    np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], nearest(Z, others, q, 3))
+    box[:, :, cell] = kept
+    np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], nearest(Z, np.arange(len(Z)), q, 3))
+
+
 def test_grid_sums_cannot_overflow():
     rng = np.random.default_rng(1)
     for d in (1, 2, 10, 57):
