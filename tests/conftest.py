@@ -24,8 +24,7 @@ def _compile_partitioners() -> None:
 def pytest_sessionstart(session):
     """Compile the small-run kernels once before any test runs (with pytest-xdist: in the controller, before its
     workers start). On a fresh machine the workers would otherwise compile the same kernels side by side, each as
-    slowly as the other, while the notebook tests wait for them; here it takes about a minute once, said on stderr.
-    """
+    slowly as the other; here it takes about a minute once, said on stderr."""
     if hasattr(session.config, "workerinput") or session.config.option.collectonly:  # a worker: the controller did
         return
     with warmup.Compiles(lambda said: print(said, file=sys.stderr, flush=True)):
