@@ -9,14 +9,16 @@ from microagg import warmup
 
 
 def _compile_partitioners() -> None:
-    """Run every partitioner (and MDAV's traced variants) once on a small sample: numba keeps the compiled kernels
-    of small runs (those the notebooks and the dashboard use) on disk, so later processes load them."""
+    """Compile the kernels of small runs (those the notebooks and the dashboard use): the dashboard's warm-up (every
+    partitioner that takes no roles), then those that do and MDAV's traced variants. numba keeps them on disk, so
+    later processes load them."""
+    warmup.warm_up()
     Z = ma.standardize(ma.load_dataset("census").iloc[:60])
     for method in ma.registry.methods("partition"):
-        roles = {"confidential": list(range(5, 13))} if method.uses_roles else {}
-        with warnings.catch_warnings():  # HM-pfsom warns that 60 records make few diverse groups: not the point here
-            warnings.simplefilter("ignore", UserWarning)
-            method.func(Z, 3, **roles)
+        if method.uses_roles:
+            with warnings.catch_warnings():  # HM-pfsom warns that 60 records make few diverse groups: not the point
+                warnings.simplefilter("ignore", UserWarning)
+                method.func(Z, 3, confidential=list(range(5, 13)))
     for variant in ma.registry.get_method("partition", "mdav").param("variant").choices:
         ma.partition.mdav_steps(Z, 3, variant)
 
