@@ -30,6 +30,27 @@ def solutions(nb) -> list[str]:
     return [s for c in nb.cells if c.cell_type == "markdown" for s in SOLUTION.findall(c.source)]
 
 
+def execute(nb, folder: Path | None = None):
+    """Run ``nb`` in a fresh kernel, with widget output kept in the cells' own outputs.
+
+    By default nbclient keeps an ipywidgets Output widget's contents itself and syncs them back to the kernel on the
+    shell channel while it waits on that channel for the cell's reply. That has two costs here: an exception raised
+    in an ``interact`` callback lands in the widget's state, not the cell's outputs, so the error check below would
+    not see it; and the sync can take away the wake-up of the wait, which then lasts the whole cell timeout before it
+    reads the reply (cells with widgets took 120+ s instead of seconds). With no widget model registered, nbclient
+    leaves the Output widget alone and its output reaches the cell like any other."""
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                            resources={"metadata": {"path": str(folder)}} if folder else {})
+    client.widget_registry = {}
+    client.execute()
+    return nb
+
+
+def errors(nb) -> list[tuple[int, str, str]]:
+    return [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+            for o in c.outputs if o.output_type == "error"]
+
+
 @pytest.fixture(scope="module")
 def this_checkout():
     """The notebooks' kernels import this checkout of microagg (PYTHONPATH), not another installed copy, and load
@@ -50,17 +71,20 @@ def test_notebook_and_its_solutions_run(path, this_checkout):
     assert all(not c.get("outputs") and not c.get("execution_count") for c in code(nb)), \
         "commit notebooks without outputs"
     nb.cells += [nbformat.v4.new_code_cell(s) for s in solutions(nb)]  # what a student pastes: it must run too
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    errors = [(i, o.ename, o.evalue) for i, c in enumerate(nb.cells) if c.cell_type == "code"
-              for o in c.outputs if o.output_type == "error"]
-    assert not errors
+    assert not errors(execute(nb, path.parent))
+
+
+def test_an_error_inside_a_widget_callback_is_reported(this_checkout):
+    """The check above would pass a notebook whose widgets fail if their callbacks' errors stayed in the widget."""
+    source = "import microagg.course as course\ndef show(k):\n    raise ValueError(k)\ncourse.interact(show, k=3);"
+    nb = execute(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]))
+    assert errors(nb) == [(0, "ValueError", "3")]
 
 
 def test_the_kernel_imports_this_checkout(this_checkout):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys, microagg; print(sys.prefix); "
                                                                     "print(microagg.__file__)")])
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3").execute()
+    execute(nb)
     prefix, package = nb.cells[0].outputs[0].text.split()
     assert prefix == sys.prefix
     assert Path(package).resolve() == (ROOT / "microagg" / "__init__.py").resolve()
