@@ -12,6 +12,7 @@ from .preprocess import Standardizer, destandardize, renormalize, standardize
 from .release import Release
 from .safety import identifiers
 
+kernel_cache.lock_cache_files()  # before any kernel compiles or loads
 kernel_cache.refresh()  # every kernel module is imported now, none has run: drop kernels compiled from other sources
 
 __all__ = ["aggregate", "baselines", "engines", "metrics", "partition", "registry", "list_datasets", "load_dataset",

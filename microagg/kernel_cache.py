@@ -8,17 +8,29 @@ defines kernels beside the cache; when it differs (or is missing: a cache from b
 in the package's cache folders is removed, and they compile again on first use (``warmup`` says so when it happens).
 Limit: a process still running the old code that compiles a new kernel after the refresh of a newer one writes it
 under the new fingerprint; restarting such processes after an update avoids it.
+
+:func:`lock_cache_files` guards another hazard: numba names the file of a newly cached kernel after the index it has
+just read, so two processes that compile two versions of one kernel at once (a notebook and the dashboard on first
+use, or test workers) can both take the same name, and the index then points one version at the other's machine
+code: every later call of it crashes the interpreter until the cache is cleared.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
+from numba.core import caching
 from numba.core.dispatcher import Dispatcher
+
+try:
+    import fcntl
+except ImportError:  # (not POSIX: numba's cache files are left as numba handles them)
+    fcntl = None
 
 STAMP = "microagg-kernels.sha256"  # the fingerprint, in each cache folder
 PACKAGE = Path(__file__).resolve().parent
@@ -74,3 +86,30 @@ def refresh(modules: list[ModuleType] | None = None, sources: list[Path] | None 
         except OSError:
             pass
     return removed
+
+
+def _one_at_a_time(method):
+    """``method`` of numba's cache file run under an exclusive lock on a file beside its index (flock: it excludes
+    other processes and other open files of this one). A folder where the lock cannot be made is one numba cannot
+    write either: the method runs unlocked there."""
+    @functools.wraps(method)
+    def locked(self, *args):
+        try:
+            handle = open(f"{self._index_path}.lock", "a")
+        except OSError:
+            return method(self, *args)
+        with handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            return method(self, *args)
+    locked.one_at_a_time = True
+    return locked
+
+
+def lock_cache_files() -> None:
+    """Make each save to numba's disk cache (read the index, name the new file, write both) and each load one step
+    that no other process interleaves with, so concurrent compiles can no longer point the index at the wrong file.
+    Idempotent."""
+    if fcntl is None or getattr(caching.IndexDataCacheFile.save, "one_at_a_time", False):
+        return
+    caching.IndexDataCacheFile.save = _one_at_a_time(caching.IndexDataCacheFile.save)
+    caching.IndexDataCacheFile.load = _one_at_a_time(caching.IndexDataCacheFile.load)

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from microagg import kernel_cache
@@ -79,3 +80,40 @@ def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed
     (tmp_path / "b.py").write_text((tmp_path / "b.py").read_text().replace("x + 1", "x + 10"))
     assert outer("plain") == 2  # numba alone: the stale kernel (this is what the fingerprint is for)
     assert outer("refresh") == 11
+
+
+_SAVER = """
+import sys, time
+import microagg  # noqa: F401 (locks numba's cache files)
+from numba.core import caching
+
+write_index = caching.IndexDataCacheFile._save_index
+def slow(self, overloads):  # a wide window between reading the index and writing it back
+    time.sleep(0.6)
+    write_index(self, overloads)
+caching.IndexDataCacheFile._save_index = slow
+cache = caching.IndexDataCacheFile(sys.argv[1], "probe", ("source", 1))
+print("ready", flush=True)
+sys.stdin.readline()
+cache.save(sys.argv[2], "code of " + sys.argv[2])
+"""
+
+
+def test_two_processes_caching_two_versions_at_once_keep_both(tmp_path):
+    """Two processes save two versions of one kernel into the same cache at once (the second starts while the first
+    is between reading the index and writing it back). Unlocked, both would read an empty index and name their file
+    alike: one version would be lost or, written in the other order, point at the other's code. Locked, each
+    version keeps its own file."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    savers = [subprocess.Popen([sys.executable, "-c", _SAVER, str(tmp_path), key], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, env=env) for key in ("int64", "float64")]
+    assert [p.stdout.readline().strip() for p in savers] == ["ready", "ready"]
+    for p in savers:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        time.sleep(0.2)
+    assert [p.wait(timeout=60) for p in savers] == [0, 0]
+    from numba.core import caching
+    cache = caching.IndexDataCacheFile(str(tmp_path), "probe", ("source", 1))
+    assert [cache.load(key) for key in ("int64", "float64")] == ["code of int64", "code of float64"]
+    assert len(list(tmp_path.glob("probe.*.nbc"))) == 2
