@@ -58,7 +58,8 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     """Labels of CV-MDAV on ``Z`` (groups in order of formation); ``cap``/``last`` are 2k or 2k-1."""
     n, d = Z.shape
     labels, alive, S, zmax2, cand = engine.start(Z, chunks)
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, chunks, cand, pmin)
+    shells = np.int64(1)  # (one shell: its passes seek nearest records only)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, chunks, cand, pmin, shells)
     ing = np.zeros(n, np.bool_)
     members = np.empty(2 * k, np.int64)
     y = np.empty(2 * k, np.int64)
@@ -68,7 +69,7 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     while n_live >= 3 * k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin, shells)
             dead = 0
             rstart = np.int64(0)
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, S / n_live, c0, zmax2)

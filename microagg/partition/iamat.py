@@ -48,7 +48,8 @@ def iamat_kernel(Z, k, chunks, pmin):
     n, d = Z.shape
     labels, alive, S, zmax2, cand = engine.start(Z, chunks)
     mu = S / n
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
+    shells = np.int64(1)  # (one shell: its passes seek nearest records only)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin, shells)
     ing = np.zeros(n, np.bool_)
     members = np.empty(k, np.int64)
     n_live = n
@@ -57,7 +58,7 @@ def iamat_kernel(Z, k, chunks, pmin):
     g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     while n_live >= k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin, shells)
             dead = 0
             rstart = np.int64(0)
         r, rstart = engine.farthest_from_centroid(Z, alive, rid, rrho, rstart, mu, c0, zmax2)  # step 8

@@ -114,7 +114,8 @@ def md_kernel(Z, k, generic, chunks, pmin):
     """Labels of MD on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
     labels, alive, S, zmax2, cand = engine.start(Z, chunks)
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, chunks, cand, pmin)
+    shells = np.int64(engine.SHELLS)  # (radial shells: its passes seek farthest records)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n, zmax2, chunks, cand, pmin, shells)
     key = np.empty(n)
     exact = np.zeros(n, np.bool_)
     partner = np.full(n, -1, np.int64)
@@ -131,7 +132,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
     g = np.int64(0)  # (np.int64, not a literal: numba would compile the callees once more for it)
     while n_live >= 2 * k:
         if 4 * dead > screen[3]:
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin, shells)
             dead = 0
         r, s = _farthest_pair(Z, heap, hpos, key, exact, partner, alive, size, screen)
         zr = Z[r].copy()

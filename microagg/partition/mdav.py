@@ -66,7 +66,8 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     roles = np.empty(cap, np.int64)
     refs = np.empty((cap, d))
 
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
+    shells = np.int64(engine.SHELLS)  # (radial shells: its passes seek farthest records)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin, shells)
     dead = 0
     rstart = np.int64(0)
 
@@ -74,7 +75,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     loop_min = 3 * k if variant == GENERIC else 2 * k
     while n_live >= loop_min:
         if 4 * dead > screen[3]:  # compact once a quarter of the copy is dead
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, S / n_live, zmax2, chunks, cand, pmin, shells)
             dead = 0
             rstart = np.int64(0)
         c = S / n_live

@@ -56,7 +56,8 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     n, d = Z.shape
     labels, alive, S, zmax2, cand = engine.start(Z, chunks)
     mu = S / n
-    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin)
+    shells = np.int64(1)  # (one shell: its passes seek nearest records only)
+    c0, pos, rid, rrho, screen = engine.build_index(Z, alive, mu, zmax2, chunks, cand, pmin, shells)
     ing = np.zeros(n, np.bool_)
     cap = 2 * k - 1
     members = np.empty(cap + 1, np.int64)
@@ -71,7 +72,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     while n_live >= k:
         if 4 * dead > screen[3]:
             anchor = mu if fixed else S / n_live
-            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, anchor, zmax2, chunks, cand, pmin)
+            c0, pos, rid, rrho, screen = engine.build_index(Z, alive, anchor, zmax2, chunks, cand, pmin, shells)
             dead = 0
             rstart = np.int64(0)
         c = mu if fixed else S / n_live

@@ -16,10 +16,11 @@ from microagg.partition import engine
 from .reference import farthest, nearest
 
 
-def _state(Z, pmin=1, chunks=1):
-    """A run's state; ``pmin`` None is a small run's (no integer copy); passes split into ``chunks`` threads."""
+def _state(Z, pmin=1, chunks=1, shells=engine.SHELLS):
+    """A run's state; ``pmin`` None is a small run's (no integer copy); passes split into ``chunks`` threads; the
+    integer copy in ``shells`` radial shells."""
     labels, alive, S, zmax2, cand = engine.start(Z, chunks)
-    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, chunks, cand, pmin)
+    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, chunks, cand, pmin, np.int64(shells))
     return labels, alive, S, pos, screen
 
 
@@ -72,10 +73,11 @@ def _live_columns(screen):
     return np.concatenate([c * engine.BLOCK + np.arange(n) for c, n in enumerate(screen[15][0])])
 
 
+@pytest.mark.parametrize("shells", [1, engine.SHELLS])
 @pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier"])
-def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind):
+def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells):
     Z = _data(kind, np.random.default_rng(6))
-    labels, alive, S, pos, screen = _state(Z)
+    labels, alive, S, pos, screen = _state(Z, shells=shells)
     Q, (cnt, box, mx) = screen[2].astype(np.int64), screen[15]
     assert len(cnt) == -(-len(Z) // engine.BLOCK) and cnt.sum() == len(Z)
     assert np.all(cnt[:-1] == engine.BLOCK)
@@ -84,25 +86,54 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind):
         np.testing.assert_array_equal(box[0, :, c], cell.min(axis=1))
         np.testing.assert_array_equal(box[1, :, c], cell.max(axis=1))
         assert mx[c] == (cell ** 2).sum(axis=0).max()
-    for a in range(len(cnt)):  # leaves of a k-d split: any two cells are apart (or touch) on some attribute
-        for b in range(a):
-            assert np.any((box[1, :, a] <= box[0, :, b]) | (box[1, :, b] <= box[0, :, a])), (a, b)
+    rho = np.sqrt(((Z[screen[13]] - screen[4]) ** 2).sum(axis=1))  # distance to the anchor, in cell order
+    cut = _shells(len(Z), shells)
+    for a0, a1 in cut:  # leaves of a k-d split within each shell: any two cells are apart (or touch) somewhere
+        for a in range(a0, a1):
+            for b in range(a0, a):
+                assert np.any((box[1, :, a] <= box[0, :, b]) | (box[1, :, b] <= box[0, :, a])), (a, b)
+    for (a0, a1), (b0, b1) in zip(cut, cut[1:]):  # shells from the outside in
+        outer, inner = rho[a0 * engine.BLOCK:a1 * engine.BLOCK], rho[b0 * engine.BLOCK:b1 * engine.BLOCK]
+        assert outer.min() >= inner.max() * (1 - 1e-12)
     rng = np.random.default_rng(7)
     for g in range(30):  # the bounds hold for every live record while records leave (boxes are not refitted)
         cols = _live_columns(screen)
         Q = screen[2].astype(np.int64)  # (removals move columns within their cell)
         q = Q[:, rng.choice(cols)] + rng.integers(-50, 51, Q.shape[0])
-        lbs, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), True)
+        lbs, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
         d2 = ((Q[:, cols] - q[:, None]) ** 2).sum(axis=0)
         cell_of = cols // engine.BLOCK
         assert np.all(lbs[cell_of] <= d2) and np.all(d2 <= ubs[cell_of])
-        tail = engine._cell_bounds(screen[15], q.astype(np.int32), 1, len(cnt) - 1, True)  # as a thread's range
-        np.testing.assert_array_equal(np.array(tail), np.array([lbs[1:], ubs[1:]]))
+        odd = engine._cell_bounds(screen[15], q.astype(np.int32), 1, len(cnt) // 2, 2, True)  # a thread's cells
+        np.testing.assert_array_equal(np.array(odd), np.array([lbs[1::2], ubs[1::2]]))
         near = engine.around(Z, Z[np.flatnonzero(alive)[0]].copy(), 5, False, screen)[1]
         engine.emit(Z, screen, pos, near, g, labels, alive, S)
     engine.emit(Z, screen, pos, screen[13][:cnt[0]].copy(), 30, labels, alive, S)  # empty the first cell
-    lbs, ubs = engine._cell_bounds(screen[15], np.zeros(Q.shape[0], np.int32), 0, len(cnt), True)
+    lbs, ubs = engine._cell_bounds(screen[15], np.zeros(Q.shape[0], np.int32), 0, len(cnt), 1, True)
     assert cnt[0] == 0 and lbs[0] == np.iinfo(np.int64).max and ubs[0] == -1  # no test passes: never read
+
+
+def _shells(n, shells=engine.SHELLS):
+    """The cells (first, end) of each radial shell of a copy of ``n`` records, as ``engine._cell_order`` cuts them."""
+    ends = [min(n, -(-n * (s + 1) // shells // engine.BLOCK) * engine.BLOCK) for s in range(shells)]
+    ends[-1] = n
+    cuts = sorted({0, *ends})
+    return [(a // engine.BLOCK, -(-b // engine.BLOCK)) for a, b in zip(cuts, cuts[1:])]
+
+
+def test_inner_shells_are_not_read_for_the_farthest_record():
+    """Looking for the record farthest from the one farthest out, the |z||q| bound rules out every cell of the inner
+    shells (their records are too close to the anchor to be that far); in 10 dimensions the box alone would not."""
+    Z = np.random.default_rng(9).standard_normal((4000, 10))
+    screen = _state(Z)[-1]
+    Q, (cnt, box, mx) = screen[2].astype(np.int64), screen[15]
+    q = Q[:, 0]  # the record farthest from the anchor comes first
+    top = ((Q - q[:, None]) ** 2).sum(axis=0).max()
+    _, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
+    inner = np.arange(_shells(len(Z))[1][0], len(cnt))
+    assert np.all(ubs[inner] < top)
+    by_box = mx + (q ** 2).sum() - 2 * np.minimum(box[0].T * q, box[1].T * q).sum(axis=1)
+    assert not np.all(by_box[inner] < top)
 
 
 def test_a_cell_whose_bounds_rule_it_out_is_not_read():
@@ -119,7 +150,7 @@ def test_a_cell_whose_bounds_rule_it_out_is_not_read():
     kept = box[:, :, cell].copy()
     box[:, :, cell] = box[:, :, cell].max()  # a box in a far corner: every record's lower bound is too high
     lbs, _ = engine._cell_bounds(screen[15], engine._grid_query(q, screen[4], screen[11], screen[12])[0], 0,
-                                 len(cnt), False)
+                                 len(cnt), 1, False)
     assert lbs[cell] > lbs.min()  # (not the cell read first)
     others = np.setdiff1d(np.arange(len(Z)), inside)
     np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], nearest(Z, others, q, 3))
