@@ -91,12 +91,15 @@ def refresh(modules: list[ModuleType] | None = None, sources: list[Path] | None 
 def _one_at_a_time(method):
     """``method`` of numba's cache file run under an exclusive lock on a file beside its index (flock: it excludes
     other processes and other open files of this one). A folder where the lock cannot be made is one numba cannot
-    write either: the method runs unlocked there."""
+    write either: the method runs unlocked there, as it does if numba's cache file no longer names its index."""
     @functools.wraps(method)
     def locked(self, *args):
+        index = getattr(self, "_index_path", None)  # (numba's own attribute: should a later numba drop it, unlocked)
         try:
-            handle = open(f"{self._index_path}.lock", "a")
+            handle = open(f"{index}.lock", "a") if index else None
         except OSError:
+            handle = None
+        if handle is None:
             return method(self, *args)
         with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)

@@ -13,8 +13,9 @@ Speed comes from work that never changes those decisions:
   centred, column-major *integer* copy of the remaining records (int16 on a grid whose
   squared distances are exact int32 sums) through a vectorized pass on all cores (one
   pass answers both queries about r). The integer copy is laid out in *cells* of 256
-  records: the records are cut into four radial shells around the anchor (MDAV and its
-  kin take records from the outside in) and each shell into the leaves of a k-d split;
+  records: for MDAV and MD, whose passes seek farthest records, the records are cut into
+  four radial shells around the anchor (these methods take records from the outside in)
+  and each shell into the leaves of a k-d split (for the other methods one split of all);
   every cell has exact integer bounds (its box and its largest norm). A pass reads first
   the cell nearest to the query (and, for "farthest", the one reaching farthest), then
   skips every cell whose bounds show that none of its records can still qualify; for
