@@ -6,6 +6,8 @@
                                                # this checkout and another one side by side, CPU and wall
     python benchmarks/bench_mdav.py --against ../other-checkout --method vmdav --sizes 30000
                                                # the same for a method of the family sharing MDAV's engine
+    python benchmarks/bench_mdav.py --huge 10000000 --threads 2
+                                               # one run on 10^7 records, labels spot-checked step by step
 
 Data: standardized N(0, I), d = 10, k = 3, MDAV-generic. The baseline is the
 textbook numpy MDAV (full distance vectors over the remaining records for every
@@ -67,6 +69,51 @@ def numpy_mdav(Z: np.ndarray, k: int) -> np.ndarray:
     return labels
 
 
+def spot_check(Z: np.ndarray, labels: np.ndarray, k: int, pairs: int) -> list[tuple[int, int, bool]]:
+    """Replay ``pairs`` steps of MDAV-generic, spread over the run, from ``labels`` alone (for sizes where the whole
+    baseline would take days): group g is taken to have been formed in order, so the records labelled >= g
+    remained before it. Each replayed step computes, with direct numpy, the centroid of those records (running sum:
+    rows summed in row order, then every earlier group's members subtracted in ascending row order, as MDAV's
+    engine keeps it, so the float64 values are the same), r farthest from it, r's k nearest, s farthest from r (again
+    among the rest if s fell into r's group) and s's k nearest, lowest row first among equal distances; returns
+    (g, records remaining, both groups equal to the labels')."""
+    n = len(Z)
+    order = np.lexsort((np.arange(n), labels))  # removal order: by group, then ascending rows
+    m = labels.max() + 1
+    last = (n - 3 * k) // (2 * k)  # the two-group steps run while at least 3k records remain
+    out = []
+    for g in sorted({2 * int(j) for j in np.linspace(0, last, pairs)}):
+        rows = np.flatnonzero(labels >= g)
+        gone = order[: n - len(rows)]
+        S = np.cumsum(np.concatenate([Z, -Z[gone]]), axis=0)[-1]
+        c = S / len(rows)
+
+        def dist(ids, q):
+            acc = np.zeros(len(ids))
+            for t in range(Z.shape[1]):
+                acc += (Z[ids, t] - q[t]) * (Z[ids, t] - q[t])
+            return acc
+
+        def farthest(ids, q):
+            dq = dist(ids, q)
+            return ids[np.flatnonzero(dq == dq.max())[0]]
+
+        def nearest(ids, q):
+            return np.sort(ids[np.lexsort((ids, dist(ids, q)))[:k]])
+
+        r = farthest(rows, c)
+        group_r = nearest(rows, Z[r])
+        rest = np.setdiff1d(rows, group_r)
+        s = farthest(rows, Z[r])
+        if s in group_r:
+            s = farthest(rest, Z[r])
+        group_s = nearest(rest, Z[s])
+        same = (np.array_equal(np.flatnonzero(labels == g), group_r) and g + 1 < m
+                and np.array_equal(np.flatnonzero(labels == g + 1), group_s))
+        out.append((g, len(rows), same))
+    return out
+
+
 def timed(f, *args):
     t0 = time.perf_counter()
     out = f(*args)
@@ -115,6 +162,20 @@ def against(other: str, sizes: list[int], threads: int | None, method: str = "md
               f"| {same} | {load} |", flush=True)
 
 
+def huge(n: int, threads: int | None, pairs: int) -> None:
+    """One timed run of MDAV on n records of N(0, I) (d = 10, k = 3), then ``spot_check``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        load = os.getloadavg()[0]
+        info = run_child(n, f"{tmp}/labels.npy", None, threads)
+        print(f"MDAV-generic, N(0, I), n = {n}, d = 10, k = 3, threads {threads or 'auto'}: {info['t']:.1f} s wall, "
+              f"{info['cpu']:.1f} s CPU, {info['extra_mb']:.0f} MB beyond the data ({info['data_mb']:.0f} MB), load "
+              f"{load:.1f}–{os.getloadavg()[0]:.1f}", flush=True)
+        labels = np.load(f"{tmp}/labels.npy")
+    for g, remaining, same in spot_check(np.random.default_rng(0).standard_normal((n, 10)), labels, 3, pairs):
+        print(f"groups {g} and {g + 1} ({remaining} records remaining): {'identical' if same else 'DIFFER'}",
+              flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--million", action="store_true", help="also time n = 10^6")
@@ -125,6 +186,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, help="threads of the --against runs (default: auto)")
     ap.add_argument("--method", default="mdav", choices=["mdav", "vmdav", "cvmdav", "md", "iamat"],
                     help="partitioner of the --against runs (default: mdav)")
+    ap.add_argument("--huge", type=int, metavar="N", help="time one run on N records (--threads), labels spot-checked "
+                                                          "by replaying steps with numpy (the baseline is too slow)")
+    ap.add_argument("--pairs", type=int, default=8, help="steps replayed for --huge (default 8)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("labels_out", nargs="?", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -132,6 +196,8 @@ def main() -> None:
         return child(args.child, args.method)
     if args.against:
         return against(args.against, args.sizes, args.threads, args.method)
+    if args.huge:
+        return huge(args.huge, args.threads, args.pairs)
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"python {platform.python_version()}, numba threads {numba.get_num_threads()}")
