@@ -124,7 +124,9 @@ def child(n: int, method: str = "mdav") -> None:
     """One size in a fresh process: time and peak resident memory of microagg's ``method`` (MDAV) alone."""
     Z = np.random.default_rng(0).standard_normal((n, 10))
     func = getattr(ma.partition, method)
-    func(Z[:50], 3)  # load the compiled kernel first
+    for m in (50, 40_000):  # load (or compile) the kernels first: runs from 32 768 records on have their own
+        if m < n:
+            func(Z[:m], 3)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu = time.process_time()
     t, lab = timed(func, Z, 3)
@@ -183,7 +185,7 @@ def main() -> None:
     ap.add_argument("--against", metavar="CHECKOUT", help="time another checkout (the folder holding its microagg/) "
                                                          "side by side, CPU and wall, labels compared")
     ap.add_argument("--sizes", type=int, nargs="+", default=[10**5], help="sizes for --against (default 10^5)")
-    ap.add_argument("--threads", type=int, help="threads of the --against runs (default: auto)")
+    ap.add_argument("--threads", type=int, help="threads of the --against and --huge runs (default: auto)")
     ap.add_argument("--method", default="mdav", choices=["mdav", "vmdav", "cvmdav", "md", "iamat"],
                     help="partitioner of the --against runs (default: mdav)")
     ap.add_argument("--huge", type=int, metavar="N", help="time one run on N records (--threads), labels spot-checked "
