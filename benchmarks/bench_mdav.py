@@ -35,19 +35,24 @@ import microagg as ma
 HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout holding this script
 
 
+def sqdists(Z: np.ndarray, ids: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Squared distances of the rows ``ids`` of ``Z`` to ``q``, summed attribute by attribute as the engine does."""
+    acc = np.zeros(len(ids))
+    for t in range(Z.shape[1]):
+        acc += (Z[ids, t] - q[t]) ** 2
+    return acc
+
+
 def numpy_mdav(Z: np.ndarray, k: int) -> np.ndarray:
     """MDAV-generic in plain numpy (the baseline): fancy indexing over the remaining records."""
-    n, d = Z.shape
+    n = len(Z)
     labels = np.full(n, -1)
     rem = np.arange(n)
     S = Z.sum(axis=0)
     g = 0
 
     def dist(q):
-        acc = np.zeros(len(rem))
-        for t in range(d):
-            acc += (Z[rem, t] - q[t]) ** 2
-        return acc
+        return sqdists(Z, rem, q)
 
     def take(q):
         nonlocal rem, g, S
@@ -88,18 +93,12 @@ def spot_check(Z: np.ndarray, labels: np.ndarray, k: int, pairs: int) -> list[tu
         S = np.cumsum(np.concatenate([Z, -Z[gone]]), axis=0)[-1]
         c = S / len(rows)
 
-        def dist(ids, q):
-            acc = np.zeros(len(ids))
-            for t in range(Z.shape[1]):
-                acc += (Z[ids, t] - q[t]) * (Z[ids, t] - q[t])
-            return acc
-
         def farthest(ids, q):
-            dq = dist(ids, q)
+            dq = sqdists(Z, ids, q)
             return ids[np.flatnonzero(dq == dq.max())[0]]
 
         def nearest(ids, q):
-            return np.sort(ids[np.lexsort((ids, dist(ids, q)))[:k]])
+            return np.sort(ids[np.lexsort((ids, sqdists(Z, ids, q)))[:k]])
 
         r = farthest(rows, c)
         group_r = nearest(rows, Z[r])
