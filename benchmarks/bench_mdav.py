@@ -119,13 +119,20 @@ def timed(f, *args):
     return time.perf_counter() - t0, out
 
 
+def load_kernels(func, n: int, d: int = 10) -> None:
+    """Load (or compile) the kernels that ``func`` will run on n records before it is timed: those of small runs, and
+    for n above 40 000 those of runs with the integer copy (from 32 768 records on)."""
+    warm = np.random.default_rng(1).standard_normal((40_000, d))
+    for m in (50, 40_000):
+        if m < n:
+            func(warm[:m], 3)
+
+
 def child(n: int, method: str = "mdav") -> None:
     """One size in a fresh process: time and peak resident memory of microagg's ``method`` (MDAV) alone."""
     Z = np.random.default_rng(0).standard_normal((n, 10))
     func = getattr(ma.partition, method)
-    for m in (50, 40_000):  # load (or compile) the kernels first: runs from 32 768 records on have their own
-        if m < n:
-            func(Z[:m], 3)
+    load_kernels(func, n)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu = time.process_time()
     t, lab = timed(func, Z, 3)

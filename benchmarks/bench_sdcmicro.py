@@ -8,7 +8,7 @@ sdcMicro's ``microaggregation(method = "mdav")`` runs its C++ MDAV (``Mdav``), w
 1 / (its variance) and is MDAV-generic; microagg's ``mdav`` runs on data standardized the same way. Both get the
 same standardized N(0, I) data (d = 10, k = 3, seed 0), written as raw float64 for R. Timed: the C++ call alone on
 the R side (``system.time``), ``microagg.partition.mdav`` alone here, on one thread (``MICROAGG_THREADS=1``), after
-its kernels are loaded (or compiled) by a first call below and one at ``GRID_MIN`` records (the integer copy's).
+its kernels are loaded (or compiled) by first calls (``bench_mdav.load_kernels``).
 With ``--sdcmicro-source`` (for machines where the package cannot be installed, e.g. without CRAN), sdcMicro's
 ``src/Mdav.cpp`` is compiled with ``R CMD SHLIB`` (R's default flags, as an install from source does; needs R and
 the Rcpp package) into a temporary folder and called the way the package calls it. sdcMicro publishes every
@@ -29,9 +29,9 @@ sys.path.insert(0, HOME)
 os.environ["MICROAGG_THREADS"] = "1"
 
 import numpy as np  # noqa: E402
+from bench_mdav import load_kernels  # noqa: E402
 
 import microagg as ma  # noqa: E402
-from microagg.partition.engine import GRID_MIN  # noqa: E402
 
 R_CALL = """
 args <- commandArgs(TRUE)
@@ -94,8 +94,7 @@ def main() -> None:
     k, d = 3, 10
     with tempfile.TemporaryDirectory() as tmp:
         lib = build(args.sdcmicro_source, tmp) if args.sdcmicro_source else ""
-        for n in (50, GRID_MIN):  # load (or compile) the kernels of small runs and of runs with the integer copy
-            ma.partition.mdav(np.random.default_rng(1).standard_normal((n, d)), k)
+        load_kernels(ma.partition.mdav, max(args.sizes), d)
         which = f"compiled from {args.sdcmicro_source}" if lib else "installed package"
         print(f"MDAV-generic, standardized N(0, I), d = {d}, k = {k}, one thread each; sdcMicro: {which}\n")
         print("| n | microagg: CPU (s) | microagg: wall (s) | sdcMicro: CPU (s) | sdcMicro: wall (s) | CPU ratio "

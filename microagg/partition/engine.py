@@ -304,19 +304,24 @@ def _cell_bounds(cells, q, b0, nblk, stride, far):
             end = b0 + (nblk - 1) * stride + 1
             _box_terms(box[0, t, b0:end:stride], box[1, t, b0:end:stride], qt, lbs, ubs, far)
     for b in range(nblk):
-        if far:
-            ubs[b] += mx[b0 + b * stride] + q2
-            p = mx[b0 + b * stride] * q2  # Cauchy-Schwarz: z.q >= -|z||q|, with ceil(sqrt(p)) exact
-            r = np.int64(np.sqrt(np.float64(p)))
-            while r * r < p:
-                r += 1
-            while r > 0 and (r - 1) * (r - 1) >= p:
-                r -= 1
-            ubs[b] = min(ubs[b], mx[b0 + b * stride] + q2 + 2 * r)
-        if cnt[b0 + b * stride] == 0:
+        c = b0 + b * stride
+        if far:  # z.q >= -|z||q| (Cauchy-Schwarz) as well as the box's minimum
+            ubs[b] = mx[c] + q2 + min(ubs[b], 2 * _ceil_sqrt(mx[c] * q2))
+        if cnt[c] == 0:
             lbs[b] = np.iinfo(np.int64).max
             ubs[b] = -1
     return lbs, ubs
+
+
+@njit(cache=True, inline="always")
+def _ceil_sqrt(p):
+    """The least integer r >= 0 with r * r >= p (exact: the float root corrected by integer steps)."""
+    r = np.int64(np.sqrt(np.float64(p)))
+    while r * r < p:
+        r += 1
+    while r > 0 and (r - 1) * (r - 1) >= p:
+        r -= 1
+    return r
 
 
 @njit(cache=True, inline="always")

@@ -238,3 +238,12 @@ def test_every_method_gives_the_same_labels_on_either_copy(method, monkeypatch):
 
     for Z in (ma.standardize(ma.load_dataset("census")), rng.integers(0, 5, (700, 3)).astype(float)):
         np.testing.assert_array_equal(labels(Z, 0), labels(Z, len(Z) + 1))
+
+
+def test_ceil_sqrt_is_exact_where_the_float_root_is_not():
+    """The Cauchy-Schwarz bound's integer root: the least r with r * r >= p, also for p beyond float64's exact
+    integers (2^53), where the float root can be off by one either way."""
+    big = [(3 * 10 ** 8 + j) ** 2 + e for j in range(5) for e in (-1, 0, 1)] + [2 ** 62 - 1, (2 ** 31 - 1) ** 2 + 1]
+    for p in [0, 1, 2, 3, 4, 5, 8, 9, 10, *big]:
+        r = engine._ceil_sqrt(np.int64(p))
+        assert r * r >= p and (r == 0 or (r - 1) * (r - 1) < p), p
