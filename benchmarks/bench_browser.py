@@ -38,7 +38,9 @@ def load() -> float:
 
 
 def kernels_cached() -> bool:
-    return any((ROOT / "microagg" / "partition" / "__pycache__").glob("engine.*.nbi"))
+    """Whether numba holds MDAV's compiled kernels on disk (in ``NUMBA_CACHE_DIR`` when it is set)."""
+    where = os.environ.get("NUMBA_CACHE_DIR")
+    return any((Path(where) if where else ROOT / "microagg" / "partition" / "__pycache__").rglob("mdav.*.nbi"))
 
 
 def start_server(port: int, app: Path = ROOT / "app.py") -> subprocess.Popen:

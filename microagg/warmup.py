@@ -2,11 +2,12 @@
 
 numba compiles a kernel the first time it runs and keeps the machine code on disk (``cache=True``); later processes
 load it in about a second. The first MDAV call on a new machine (or after the kernels' source changed) therefore
-takes 15-25 s of CPU (benchmarks/README.md). :class:`Compiles` says so when, and only when, numba really
-compiles one of microagg's kernels: it listens to numba's ``numba:compile`` event, which numba raises on a cache
-miss only, so a warm cache says nothing. The command line (``with Compiles(print_to_stderr):``) and the course
-notebooks (:func:`announce_always`) say it; the dashboard compiles ahead with :func:`warm_up` in a background
-thread and shows a note while ``Compiles.running`` is set.
+takes about 7 s of CPU on fewer than ``partition.brute.MAX`` records and 15-25 s on more (benchmarks/README.md).
+:class:`Compiles` says so when, and only when, numba really compiles one of microagg's kernels: it listens to
+numba's ``numba:compile`` event, which numba raises on a cache miss only, so a warm cache says nothing. The
+command line (``with Compiles(print_to_stderr):``) and the course notebooks (:func:`announce_always`) say it; the
+dashboard compiles ahead with :func:`warm_up` in a background thread and shows a note while ``Compiles.running``
+is set.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from numba.core import event
 from .advice import duration
 from .registry import get_method, methods
 
-ESTIMATE = "seconds to a minute"  # MDAV, the longest: 16-22 s of CPU measured (benchmarks/README.md)
+SCREENED = 2000  # records of the warm-up's second MDAV run: at least ``partition.brute.MAX`` (the screened engine)
+ESTIMATE = "seconds to a minute"  # MDAV on larger data, the longest: 16-22 s of CPU measured (benchmarks/README.md)
 STARTED = f"compiling the partitioning kernels for this machine (once: numba keeps them on disk; {ESTIMATE}) ..."
 OWN = ("microagg.",)  # the modules whose kernels are announced
 
@@ -83,10 +85,12 @@ def announce_always(said: Callable[[str], object]) -> None:
 def warm_up(first: str = "mdav", ready: Callable[[], object] | None = None) -> None:
     """Run the partitioner ``first`` and then every other one that takes no roles once on a small sample, so that
     their kernels are compiled (or loaded from disk) before a real call needs them; ``ready()`` is called as soon as
-    ``first`` can run."""
+    ``first`` can run (on fewer than ``partition.brute.MAX`` records, for MDAV). MDAV's kernel of larger runs comes
+    next."""
     get_method("partition", first).func(np.arange(12.0).reshape(6, 2), 2)
     if ready is not None:
         ready()
+    get_method("partition", "mdav").func(np.random.default_rng(0).standard_normal((SCREENED, 2)), 2)
     Z = np.random.default_rng(0).standard_normal((40, 3))
     for m in methods("partition"):
         if m.name != first and not m.uses_roles:

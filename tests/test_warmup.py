@@ -1,6 +1,7 @@
 """The first compilation of a kernel is said when, and only when, numba compiles: on the command line (stderr), in a
 notebook (the cell's output) and to the dashboard (``Compiles.running``)."""
 
+import importlib
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from microagg import warmup
+from microagg.partition import brute
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,3 +64,16 @@ def test_the_command_line_says_it_on_a_cold_cache_and_not_on_a_warm_one(tmp_path
     assert warmup.STARTED in cold.stderr and "compiled in" in cold.stderr
     assert "compil" not in warm.stderr and "compil" not in cold.stdout + warm.stdout
     assert any(tmp_path.rglob("*.nbi"))  # the kernel went to the test's own folder
+
+
+def test_the_warm_up_has_mdav_ready_on_small_data_first_then_on_larger(monkeypatch):
+    """MDAV runs on the brute-force engine below ``brute.MAX`` records (its kernel compiles first and fastest), on
+    the screened engine above: ``ready`` comes between the two."""
+    mdav_module = importlib.import_module("microagg.partition.mdav")
+    used = []
+    for name, tag in (("mdav_kernel_brute", "brute"), ("mdav_kernel", "screened")):
+        kernel = getattr(mdav_module, name)
+        monkeypatch.setattr(mdav_module, name, lambda *a, kernel=kernel, tag=tag: used.append(tag) or kernel(*a))
+    warmup.warm_up("mdav", ready=lambda: used.append("ready"))
+    assert warmup.SCREENED >= brute.MAX
+    assert used == ["brute", "ready", "screened"]

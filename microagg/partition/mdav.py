@@ -26,7 +26,9 @@ Variants (docs/methods.md §2.1-2.4):
 If s falls into r's group (possible only when many records tie), s is re-chosen
 as the farthest remaining record from r.
 
-The queries run on the compiled engine of the family (``engine.py``), on the threads of ``threads.py``.
+The queries run on the compiled engine of the family (``engine.py``), on the threads of ``threads.py``; runs on
+fewer than ``brute.MAX`` records run the same loop on the brute-force engine (``brute.py``), whose kernel compiles
+in about a third of the time (a first call on a new machine).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import pandas as pd
 from numba import njit
 
 from ..registry import Param, get_method, register
-from . import engine, threads
+from . import brute, engine, threads
 
 GENERIC, CLASSIC, MDAV1, SINGLE = 0, 1, 2, 3
 ROLE_CENTROID, ROLE_OPPOSITE, ROLE_REST = 0, 1, 2
@@ -127,8 +129,12 @@ def _record(trace, seeds, roles, refs, g, seed, role, ref):
             refs[g, t] = ref[t]
 
 
+mdav_kernel_brute = brute.version_of(mdav_kernel)  # runs on fewer than brute.MAX records: quicker to compile
+
+
 def _run(Z, k: int, variant: str, trace: bool):
-    return threads.run(mdav_kernel, Z, k, VARIANTS[variant], trace, parallel_min=engine.PARALLEL_MIN)
+    kernel = mdav_kernel_brute if Z.shape[0] < brute.MAX else mdav_kernel
+    return threads.run(kernel, Z, k, VARIANTS[variant], trace, parallel_min=engine.PARALLEL_MIN)
 
 
 @register(

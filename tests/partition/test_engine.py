@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.partition import engine
+from microagg.partition import brute, engine
 
 from .reference import farthest, nearest
 
@@ -192,36 +192,58 @@ class Listen(event.Listener):
     def on_start(self, ev):
         f = ev.data["dispatcher"].py_func
         if f.__module__.startswith("microagg"):
-            seen[f.__qualname__].append(str(tuple(types.unliteral(a) for a in ev.data["args"])))
+            name = f.__module__.rsplit(".", 1)[-1] + "." + f.__qualname__
+            seen[name].append(str(tuple(types.unliteral(a) for a in ev.data["args"])))
     def on_end(self, ev):
         pass
 event.register("numba:compile", Listen())
 import microagg as ma
-from microagg.partition import engine
+from microagg.partition import brute, engine
 Z = np.random.default_rng(0).standard_normal((300, 4))
+ma.partition.mdav(Z, 3)  # below brute.MAX: the brute-force engine
+first = sorted(seen)
+brute.MAX = 0  # from here on every run on the screened engine
 for grid_min in (engine.GRID_MIN, 0):  # the small runs' kernels, then those with the integer copy
     engine.GRID_MIN = grid_min
     for method in (ma.partition.mdav, ma.partition.vmdav, ma.partition.md, ma.partition.iamat, ma.partition.cvmdav):
         method(Z, 3)
-print(json.dumps(seen))
+print(json.dumps([first, seen]))
 """
 
 
-def test_a_first_call_compiles_each_kernel_once(tmp_path):
-    """With an empty numba cache, MDAV and the family compile no kernel of theirs twice for the same argument types:
-    a literal argument (``g = 0``, ``True``) at a call site makes numba compile the callee, and everything it calls,
-    once more for that literal (the first MDAV call compiled in 28 s instead of 16). The one deliberate exception:
-    the pass itself, specialized on whether it looks for the farthest record (on one thread)."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MICROAGG_THREADS": "1",
+@pytest.fixture(scope="module")
+def first_compiles(tmp_path_factory):
+    """With an empty numba cache, in a fresh process: the kernels compiled by a first MDAV call on 300 records, and
+    then (name: argument types of every compile) by every method of the family on each screening copy."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("numba")), "MICROAGG_THREADS": "1",
            "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     res = subprocess.run([sys.executable, "-c", _COUNT_COMPILES], env=env, capture_output=True, text=True,
                          timeout=900)
     assert res.returncode == 0, res.stderr
-    seen = json.loads(res.stdout.strip().splitlines()[-1])
-    assert "mdav_kernel" in seen and "_around" in seen  # it did compile (else the test would prove nothing)
-    allowed = {"_pass_range": 3}  # far True / far False, and far as a variable in the parallel pass
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_a_first_call_compiles_each_kernel_once(first_compiles):
+    """MDAV and the family compile no kernel of theirs twice for the same argument types: a literal argument
+    (``g = 0``, ``True``) at a call site makes numba compile the callee, and everything it calls, once more for that
+    literal (the first MDAV call compiled in 28 s instead of 16). The one deliberate exception: the pass itself,
+    specialized on whether it looks for the farthest record (on one thread)."""
+    seen = first_compiles[1]
+    assert "mdav.mdav_kernel" in seen and "engine._around" in seen  # it did compile (else the test proves nothing)
+    allowed = {"engine._pass_range": 3}  # far True / far False, and far as a variable in the parallel pass
     twice = {name: sigs for name, sigs in seen.items() if max(Counter(sigs).values()) > allowed.get(name, 1)}
     assert not twice, twice
+
+
+def test_a_first_small_call_compiles_no_screening_kernel(first_compiles):
+    """A first MDAV call on fewer than ``brute.MAX`` records compiles the loop on the brute-force engine only: none of
+    the screened engine's copies, passes and radial index (they take about half of the first compile)."""
+    first = first_compiles[0]
+    assert "mdav.mdav_kernel_brute" in first and "mdav.mdav_kernel" not in first
+    screened = {"engine.build_index", "engine._around", "engine._screen", "engine._pass_range", "engine._radial",
+                "engine.farthest_from_centroid", "engine.emit"}
+    assert screened & set(first_compiles[1])  # (the names are those the listener reports)
+    assert not screened & set(first), sorted(screened & set(first))
 
 
 @pytest.mark.parametrize("method", ["mdav", "vmdav", "cvmdav", "md", "iamat"])
@@ -231,6 +253,7 @@ def test_every_method_gives_the_same_labels_on_either_copy(method, monkeypatch):
     and integers with many ties)."""
     rng = np.random.default_rng(4)
     func = getattr(ma.partition, method)
+    monkeypatch.setattr(brute, "MAX", 0)  # MDAV on the screened engine at every size
 
     def labels(Z, grid_min):
         monkeypatch.setattr(engine, "GRID_MIN", grid_min)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import microagg as ma
 from microagg.metrics import partition_information_loss
-from microagg.partition import threads
+from microagg.partition import brute, threads
 from microagg.registry import partition_input
 from microagg.reproduce import published
 
@@ -71,15 +71,22 @@ def test_oommen_table2_single_variant(benchmark_z):
 # --- the fast engine against the obviously correct reference ---------------------------------------------
 
 
+@pytest.fixture(params=["brute", "screened"])
+def on_engine(request, monkeypatch):
+    """Every MDAV run of the test on one engine: the brute-force one (``brute.MAX`` above every size) or the
+    screened one (``brute.MAX`` 0)."""
+    monkeypatch.setattr(brute, "MAX", 10 ** 9 if request.param == "brute" else 0)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("name,k", [("tarragona", 3), ("census", 5), ("eia", 4)])
-def test_engine_equals_reference_on_benchmarks(benchmark_z, name, k, variant):
+def test_engine_equals_reference_on_benchmarks(benchmark_z, name, k, variant, on_engine):
     Z = benchmark_z[name]
     assert np.array_equal(ma.partition.mdav(Z, k, variant), reference_mdav(Z, k, variant))
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_engine_equals_reference_on_tie_heavy_integers(seed):
+def test_engine_equals_reference_on_tie_heavy_integers(seed, on_engine):
     rng = np.random.default_rng(seed)
     Z = rng.integers(0, 3, size=(int(rng.integers(30, 200)), int(rng.integers(1, 5)))).astype(float)
     for k in (2, 3, 5):
