@@ -120,11 +120,12 @@ def timed(f, *args):
 
 
 def load_kernels(func, n: int, d: int = 10) -> None:
-    """Load (or compile) the kernels that ``func`` will run on n records before it is timed: those of small runs, and
-    for n above 40 000 those of runs with the integer copy (from 32 768 records on)."""
+    """Load (or compile) the kernels that ``func`` will run on n records before it is timed: those of runs on the
+    brute-force engine (below 1 200 records), of small runs on the screened one, and of runs with the integer copy
+    (from 32 768 records on), as far as n reaches."""
     warm = np.random.default_rng(1).standard_normal((40_000, d))
-    for m in (50, 40_000):
-        if m < n:
+    for m in (50, 2_000, 40_000):
+        if m <= n:
             func(warm[:m], 3)
 
 

@@ -83,15 +83,18 @@ def announce_always(said: Callable[[str], object]) -> None:
 
 
 def warm_up(first: str = "mdav", ready: Callable[[], object] | None = None) -> None:
-    """Run the partitioner ``first`` and then every other one that takes no roles once on a small sample, so that
-    their kernels are compiled (or loaded from disk) before a real call needs them; ``ready()`` is called as soon as
-    ``first`` can run (on fewer than ``partition.brute.MAX`` records, for MDAV). MDAV's kernel of larger runs comes
-    next."""
+    """Run the partitioner ``first`` and then every other one that takes no roles on a small sample and on one of
+    ``SCREENED`` records, so that their kernels are compiled (or loaded from disk) before a real call needs them:
+    MDAV, V-MDAV, CV-MDAV and IAMAT compile one kernel for runs on fewer than ``partition.brute.MAX`` records and
+    another for larger ones. ``ready()`` is called as soon as ``first`` can run on small data; ``first`` on larger
+    data comes next, then the others on small data, then on larger."""
+    rng = np.random.default_rng(0)
+    small, large = rng.standard_normal((40, 3)), rng.standard_normal((SCREENED, 2))
     get_method("partition", first).func(np.arange(12.0).reshape(6, 2), 2)
     if ready is not None:
         ready()
-    get_method("partition", "mdav").func(np.random.default_rng(0).standard_normal((SCREENED, 2)), 2)
-    Z = np.random.default_rng(0).standard_normal((40, 3))
-    for m in methods("partition"):
-        if m.name != first and not m.uses_roles:
+    get_method("partition", first).func(large, 2)
+    others = [m for m in methods("partition") if m.name != first and not m.uses_roles]
+    for Z in (small, large):
+        for m in others:
             m.func(Z, 3)

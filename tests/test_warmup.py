@@ -66,14 +66,16 @@ def test_the_command_line_says_it_on_a_cold_cache_and_not_on_a_warm_one(tmp_path
     assert any(tmp_path.rglob("*.nbi"))  # the kernel went to the test's own folder
 
 
-def test_the_warm_up_has_mdav_ready_on_small_data_first_then_on_larger(monkeypatch):
+def test_the_warm_up_has_mdav_ready_on_small_data_first_then_every_kernel_on_larger(monkeypatch):
     """MDAV runs on the brute-force engine below ``brute.MAX`` records (its kernel compiles first and fastest), on
-    the screened engine above: ``ready`` comes between the two."""
-    mdav_module = importlib.import_module("microagg.partition.mdav")
+    the screened engine above: ``ready`` comes between the two; V-MDAV, CV-MDAV and IAMAT then run on both."""
     used = []
-    for name, tag in (("mdav_kernel_brute", "brute"), ("mdav_kernel", "screened")):
-        kernel = getattr(mdav_module, name)
-        monkeypatch.setattr(mdav_module, name, lambda *a, kernel=kernel, tag=tag: used.append(tag) or kernel(*a))
+    for method in ("mdav", "vmdav", "cvmdav", "iamat"):
+        module = importlib.import_module(f"microagg.partition.{method}")
+        for name, tag in ((f"{method}_kernel_brute", "brute"), (f"{method}_kernel", "screened")):
+            kernel = getattr(module, name)
+            monkeypatch.setattr(module, name, lambda *a, k=kernel, t=f"{method} {tag}": used.append(t) or k(*a))
     warmup.warm_up("mdav", ready=lambda: used.append("ready"))
     assert warmup.SCREENED >= brute.MAX
-    assert used == ["brute", "ready", "screened"]
+    assert used[:3] == ["mdav brute", "ready", "mdav screened"]
+    assert {f"{m} {tag}" for m in ("vmdav", "cvmdav", "iamat") for tag in ("brute", "screened")} <= set(used[3:])

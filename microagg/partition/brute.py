@@ -1,10 +1,12 @@
-"""Brute-force engine of MDAV for small runs: the queries of ``engine.py`` answered by checking every live record.
+"""Brute-force engine of the MDAV family for small runs: the queries of ``engine.py`` answered by checking every
+live record.
 
 The same interface and the same answers as the screened engine (every decision on ``engine.sqdist``, the lowest
 record index winning ties, the running sum updated in ascending record order), without its copies, screens and
 radial index. Below ``MAX`` records a run on it takes a few milliseconds more than on the screened engine, and its
-kernel compiles in about a third of the time (the first call on a new machine; benchmarks/README.md). ``mdav.py``
-runs the same MDAV loop on it (``version_of``) below ``MAX`` records.
+kernels compile in about a third of the time (the first call on a new machine; benchmarks/README.md). MDAV, V-MDAV,
+CV-MDAV and IAMAT run their own loop on it (``version_of``, ``pick``) below ``MAX`` records; MD does not (it takes
+its heap's bounds from the radial order's radii, which this engine does not compute).
 """
 
 from __future__ import annotations
@@ -15,33 +17,45 @@ import types
 import numpy as np
 from numba import jit, njit
 
-from .engine import NONE, SHELLS, assign_rest, insert_nearest, sqdist, start
+from .engine import NONE, SHELLS, assign_rest, insert_nearest, knn, prefix_size, sqdist, start
 
-__all__ = ["MAX", "SHELLS", "around", "assign_rest", "build_index", "emit", "farthest_from_centroid", "start",
-           "version_of"]
+__all__ = ["MAX", "NONE", "SHELLS", "around", "assign_rest", "build_index", "close_group", "emit",
+           "farthest_from_centroid", "outside", "pick", "prefix", "prefix_size", "sqdist", "start", "version_of"]
 
 MAX = 1200  # runs on fewer records use this engine (read at the call)
 
 
-def version_of(kernel):
+def version_of(kernel, *helpers):
     """The compiled partitioner ``kernel`` (written against ``engine``) compiled once more on this engine: the same
-    Python code, with the name ``engine`` bound to this module, cached on disk as ``<name>_brute``. One loop, two
-    engines, so the two cannot drift apart. The other names of the kernel's module are taken as they are now: call
-    this after the helpers the kernel uses are defined."""
-    f = kernel.py_func
-    scope = dict(f.__globals__, engine=sys.modules[__name__])
-    g = types.FunctionType(f.__code__, scope, f.__name__ + "_brute", f.__defaults__, f.__closure__)
-    g.__qualname__, g.__module__, g.__doc__ = f.__qualname__ + "_brute", f.__module__, f.__doc__
-    return jit(cache=True, **kernel.targetoptions)(g)
+    Python code, with the name ``engine`` bound to this module, cached on disk as ``<name>_brute``; the compiled
+    ``helpers`` of its module that call the engine are compiled again the same way and called instead. One loop,
+    two engines, so the two cannot drift apart. The other names of the kernel's module are taken as they are now:
+    call this after the functions the kernel uses are defined."""
+    scope = dict(kernel.py_func.__globals__, engine=sys.modules[__name__])
+
+    def again(dispatcher):
+        f = dispatcher.py_func
+        g = types.FunctionType(f.__code__, scope, f.__name__ + "_brute", f.__defaults__, f.__closure__)
+        g.__qualname__, g.__module__, g.__doc__ = f.__qualname__ + "_brute", f.__module__, f.__doc__
+        return jit(cache=True, **dispatcher.targetoptions)(g)
+
+    scope.update({h.py_func.__name__: again(h) for h in helpers})
+    return again(kernel)
+
+
+def pick(kernel, small, Z):
+    """``small`` (``kernel``'s version on this engine) for a run on fewer than ``MAX`` records, else ``kernel``."""
+    return small if Z.shape[0] < MAX else kernel
 
 
 @njit(cache=True)
 def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
     """(c0, pos, live records, radii, state) as ``engine.build_index`` returns them; here the live records in
-    ascending order stand for the radial order (no radii) and the state is (live records, live flags, None, their
-    number): the caller rebuilds it once a quarter of them are gone (``state[3]``, as in the screened engine's)."""
+    ascending order stand for the radial order (no radii) and the state is (live flags, live records, None, their
+    number): as in the screened engine's, ``state[1]`` holds the records and ``state[3]`` their number (the caller
+    rebuilds the state once a quarter of them are gone)."""
     ids = np.flatnonzero(alive)
-    return c0, ids, ids, np.empty(0), (ids, alive, None, ids.shape[0])
+    return c0, ids, ids, np.empty(0), (alive, ids, None, ids.shape[0])
 
 
 @njit(cache=True)
@@ -67,7 +81,7 @@ def around(Z, q, k, far, screen):
 
 @njit(cache=True)
 def _around(Z, q, k, far, screen):
-    ids, alive = screen[0], screen[1]
+    alive, ids = screen[0], screen[1]
     fd, f = -1.0, np.int64(-1)
     bd = np.full(k, np.inf)
     bi = np.full(k, NONE)
@@ -95,3 +109,49 @@ def emit(Z, screen, pos, members, g, labels, alive, S):
         alive[i] = False
         for t in range(Z.shape[1]):
             S[t] -= Z[i, t]
+
+
+@njit(cache=True)
+def close_group(Z, screen, pos, members, g, labels, alive, S, ing):
+    """``emit`` group ``g`` and clear its members' flags in ``ing``."""
+    emit(Z, screen, pos, members, g, labels, alive, S)
+    for a in range(members.shape[0]):
+        ing[members[a]] = False
+
+
+@njit(cache=True)
+def prefix(Z, q, L, screen, alive, n_live):
+    """The ``L`` live records nearest to ``q`` by (squared distance, index): (ids, squared distances, complete), as
+    ``engine.prefix`` returns them; complete when they are all the live records."""
+    L = min(L, n_live)
+    _, ids = around(Z, q, L, False, screen)
+    d2 = np.empty(L)
+    for j in range(L):
+        d2[j] = sqdist(Z, ids[j], q)
+    return ids, d2, L >= n_live
+
+
+@njit(cache=True, inline="always")
+def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive, n_live):
+    """The ``m`` live records nearest to ``p`` (``dpq`` = |p - q|) that are neither flagged in ``skip`` (``nskip``
+    of them) nor ``skipid``: (ids, squared distances), sorted, fewer only if fewer exist. As ``engine.outside``:
+    from the prefix ``pid`` when its bounds allow (``engine.knn``), else from every live record. (Inlined, with
+    int64 counts, as there.)"""
+    return _outside(Z, p, dpq, np.int64(m), skip, np.int64(nskip), np.int64(skipid), pid, pd2, complete, screen,
+                    n_live)
+
+
+@njit(cache=True)
+def _outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, n_live):
+    m = max(0, min(m, n_live - nskip - (1 if skipid >= 0 and not skip[skipid] else 0)))
+    out_i = np.empty(m, np.int64)
+    out_d = np.empty(m)
+    if m == 0 or knn(Z, pid, pd2, complete, p, dpq, m, skip, skipid, out_i, out_d):
+        return out_i, out_d
+    alive, ids = screen[0], screen[1]
+    out_d[:] = np.inf
+    out_i[:] = NONE
+    for i in ids:
+        if alive[i] and not skip[i] and i != skipid:
+            insert_nearest(out_d, out_i, sqdist(Z, i, p), i)
+    return out_i, out_d

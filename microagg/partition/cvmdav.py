@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import Param, register
-from . import engine, threads
+from . import brute, engine, threads
 
 
 @njit(cache=True)
@@ -116,6 +116,9 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     return labels
 
 
+
+cvmdav_kernel_brute = brute.version_of(cvmdav_kernel)  # (runs on fewer than brute.MAX records)
+
 @register(
     "partition", "cvmdav",
     title="CV-MDAV",
@@ -141,6 +144,6 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
 def cvmdav(Z, k: int, gamma: float = 1.1, cap: str = "2k", last: str = "2k-1", step4: str = ">",
            zself: bool = False) -> np.ndarray:
     """Group labels 0..m-1 of CV-MDAV on standardized ``Z``; every group has at least k records."""
-    return threads.run(cvmdav_kernel, Z, k, gamma, 2 * k if cap == "2k" else 2 * k - 1,
-                       2 * k if last == "2k" else 2 * k - 1, step4 == ">", zself,
+    return threads.run(brute.pick(cvmdav_kernel, cvmdav_kernel_brute, Z), Z, k, gamma,
+                       2 * k if cap == "2k" else 2 * k - 1, 2 * k if last == "2k" else 2 * k - 1, step4 == ">", zself,
                        parallel_min=engine.SEARCH_PARALLEL_MIN)

@@ -55,6 +55,7 @@ SHELLS = 4             # radial shells of the integer copy for methods that seek
 CAND_CAP = 4096        # screening candidates kept per thread before falling back to the next screen
 _U32 = 2.0 ** -24      # unit roundoff of float32
 _U64 = 2.0 ** -53
+_QS_MAX = 2.0 ** 500   # grid steps finer than 1/this (data spread below about 2^-487) leave the integer pass out
 
 
 @njit(cache=True, inline="always")
@@ -132,7 +133,8 @@ def _radial(Z, ids, c0):
 #   (in grid units) satisfy |sqrt(D) - delta| <= e = sqrt(d) (both points rounded). Hence a record among the k
 #   nearest has sqrt(D) <= sqrt(D_k) + 2e (D_k the k-th smallest grid distance) and the farthest has
 #   sqrt(D) >= sqrt(D_max) - 2e; the float64 rounding of ``sqdist`` (relative (d + 3) 2^-53) is covered by a
-#   relative slack of 1e-9.
+#   relative slack of 1e-9, and its underflow (at most d 2^-1074, d qs^2 2^-1074 in grid units) by the absolute 1
+#   of the limits while qs <= 2^500 (a finer grid is not used: ``_QS_MAX``).
 #
 # Either way the records passing the tests are decided in float64 (``sqdist``), so the answer is the float64 one.
 
@@ -441,7 +443,9 @@ def _margin(q, c0, scale, r2max, zmax2):
     float32: centring/rounding of both points, the difference, the square and the
     sum of d terms contribute at most (d + 7) u32 (|x|^2 + |q|^2) * 2.02 (x, q scaled);
     float64: the exact reference sum itself carries (d + 3) u64 (|z| + |q|)^2 in
-    original units. Both are doubled for safety; the margin only widens the screen.
+    original units, and up to d 2^-1074 more where its squares underflow (data of a
+    spread below about 2^-500, where the screen's scale is large). Both are doubled
+    for safety; the margin only widens the screen.
     """
     d = q.shape[0]
     q2 = 0.0
@@ -452,7 +456,8 @@ def _margin(q, c0, scale, r2max, zmax2):
         qz2 += q[t] * q[t]
     m32 = 2.0 * 2.02 * (d + 7) * _U32 * (r2max + q2) + 1e-30
     m64 = 2.0 * 2.0 * (d + 3) * _U64 * (zmax2 + qz2) * scale * scale
-    return m32 + m64
+    under = 2.0 * d * (2.0 ** -537 * scale) ** 2  # d 2^-1074 scale^2, doubled (in this order: no overflow)
+    return m32 + m64 + under
 
 
 @njit(cache=True)
@@ -467,7 +472,9 @@ def _scaled_query(q, c0, scale):
 def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
     """First maximum of |z - c| over live records, scanning by decreasing |z - c0|.
 
-    Stops once |z - c0| + |c - c0| (with slack) cannot reach the best distance.
+    Stops once |z - c0| + |c - c0| (with slack) cannot reach the best distance. The slack covers the float64
+    rounding of the three distances, relative, and their underflow, absolute (at most d 2^-1074 in a squared
+    distance, about sqrt(d) 2^-537 in a distance: the absolute term bounds both where the bound is small).
     Returns (record, new start of the scan).
     """
     d = c.shape[0]
@@ -475,7 +482,7 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
     c2 = 0.0
     for t in range(d):
         c2 += c[t] * c[t]
-    slack = 4.0 * (d + 3) * _U64 * (zmax2 + c2)
+    slack = 4.0 * (d + 3) * _U64 * (zmax2 + c2) + 8.0 * d * 2.0 ** -1000
     while start < rid.shape[0] and not alive[rid[start]]:
         start += 1
     best = -1.0
@@ -647,7 +654,7 @@ def _around(Z, q, k, far, screen, pmin):
         skip[0] -= 1
     else:
         q16, inside = _grid_query(q, c0, qs, H)
-        if inside:
+        if inside and qs <= _QS_MAX:  # (a finer grid: its margins would not cover float64 underflow)
             e2 = 2.0 * np.sqrt(Q.shape[0]) * (1.0 + _SLACK16)
             done, f, bi = _screen(Z, Q, qids, qids.shape[0], q, q16, k, e2, True, far, chunks, cand, val, pmin, GRID,
                                   cells)

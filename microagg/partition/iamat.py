@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import register
-from . import engine, threads
+from . import brute, engine, threads
 
 
 @njit(cache=True, nogil=True)
@@ -88,6 +88,9 @@ def iamat_kernel(Z, k, chunks, pmin):
     return labels
 
 
+
+iamat_kernel_brute = brute.version_of(iamat_kernel)  # (runs on fewer than brute.MAX records)
+
 @register(
     "partition", "iamat",
     bounded=True,
@@ -98,4 +101,4 @@ def iamat_kernel(Z, k, chunks, pmin):
 )
 def iamat(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 of literal IAMAT on standardized ``Z``: groups of k, the last one up to 2k-1."""
-    return threads.run(iamat_kernel, Z, k, parallel_min=engine.SEARCH_PARALLEL_MIN)
+    return threads.run(brute.pick(iamat_kernel, iamat_kernel_brute, Z), Z, k, parallel_min=engine.SEARCH_PARALLEL_MIN)

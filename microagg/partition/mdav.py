@@ -129,12 +129,12 @@ def _record(trace, seeds, roles, refs, g, seed, role, ref):
             refs[g, t] = ref[t]
 
 
-mdav_kernel_brute = brute.version_of(mdav_kernel)  # runs on fewer than brute.MAX records: quicker to compile
+mdav_kernel_brute = brute.version_of(mdav_kernel)  # (runs on fewer than brute.MAX records)
 
 
 def _run(Z, k: int, variant: str, trace: bool):
-    kernel = mdav_kernel_brute if Z.shape[0] < brute.MAX else mdav_kernel
-    return threads.run(kernel, Z, k, VARIANTS[variant], trace, parallel_min=engine.PARALLEL_MIN)
+    return threads.run(brute.pick(mdav_kernel, mdav_kernel_brute, Z), Z, k, VARIANTS[variant], trace,
+                       parallel_min=engine.PARALLEL_MIN)
 
 
 @register(

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..registry import Param, register
-from . import engine, threads
+from . import brute, engine, threads
 
 CENTROIDS = ("fixed", "remaining")
 
@@ -114,6 +114,9 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     return labels
 
 
+
+vmdav_kernel_brute = brute.version_of(vmdav_kernel, _fill)  # (runs on fewer than brute.MAX records)
+
 @register(
     "partition", "vmdav",
     bounded=True,
@@ -133,4 +136,5 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
 )
 def vmdav(Z, k: int, gamma: float = 0.2, centroid: str = "fixed") -> np.ndarray:
     """Group labels 0..m-1 of V-MDAV on standardized ``Z``; groups of k..2k-1 (larger only by leftovers)."""
-    return threads.run(vmdav_kernel, Z, k, gamma, centroid == "fixed", parallel_min=engine.SEARCH_PARALLEL_MIN)
+    return threads.run(brute.pick(vmdav_kernel, vmdav_kernel_brute, Z), Z, k, gamma, centroid == "fixed",
+                       parallel_min=engine.SEARCH_PARALLEL_MIN)
