@@ -116,8 +116,8 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     return labels
 
 
-
 cvmdav_kernel_brute = brute.version_of(cvmdav_kernel)  # (runs on fewer than brute.MAX records)
+
 
 @register(
     "partition", "cvmdav",

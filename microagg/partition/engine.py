@@ -37,7 +37,8 @@ screening copy and the radial order around an anchor, rebuilt by the caller once
 of it is dead), the queries ``farthest_from_centroid`` and ``around``, ``emit`` (make a
 group) and ``assign_rest`` (leftovers to the nearest group). The methods that grow a group
 record by record (V-MDAV, CV-MDAV, IAMAT) ask their queries through ``prefix`` and
-``outside`` (the last section). ``brute.py`` answers MDAV's queries the same way by brute force, for small runs.
+``outside`` (the last section). ``brute.py`` answers the same queries by brute force, for small runs of MDAV,
+V-MDAV, CV-MDAV and IAMAT.
 
 Memory is O(n d): the input, a float32 and an int16 copy and a few length-n vectors.
 """

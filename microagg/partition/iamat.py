@@ -88,8 +88,8 @@ def iamat_kernel(Z, k, chunks, pmin):
     return labels
 
 
-
 iamat_kernel_brute = brute.version_of(iamat_kernel)  # (runs on fewer than brute.MAX records)
+
 
 @register(
     "partition", "iamat",

@@ -114,8 +114,8 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     return labels
 
 
-
 vmdav_kernel_brute = brute.version_of(vmdav_kernel, _fill)  # (runs on fewer than brute.MAX records)
+
 
 @register(
     "partition", "vmdav",
