@@ -17,7 +17,7 @@ import types
 import numpy as np
 from numba import jit, njit
 
-from .engine import NONE, SHELLS, _decide, assign_rest, insert_nearest, knn, prefix_size, sqdist, start
+from .engine import NONE, SHELLS, assign_rest, insert_nearest, knn, prefix_size, sqdist, start
 
 __all__ = ["MAX", "NONE", "SHELLS", "around", "assign_rest", "build_index", "close_group", "emit",
            "farthest_from_centroid", "outside", "pick", "prefix", "prefix_size", "sqdist", "start", "version_of"]
@@ -82,13 +82,16 @@ def around(Z, q, k, far, screen):
 @njit(cache=True)
 def _around(Z, q, k, far, screen):
     alive, ids = screen[0], screen[1]
-    fb = np.array([-1.0, -1.0])
+    fd, f = -1.0, np.int64(-1)
     bd = np.full(k, np.inf)
     bi = np.full(k, NONE)
-    for i in ids:
+    for i in ids:  # (``engine._decide``'s rules on scalars: its arrays made MDAV 1.5-1.75 times slower here)
         if alive[i]:
-            _decide(Z, i, q, True, far, fb, bd, bi)  # (the screened engine's decision of a candidate)
-    return np.int64(fb[1]), bi
+            s = sqdist(Z, i, q)
+            if far and (s > fd or (s == fd and i < f)):
+                fd, f = s, i
+            insert_nearest(bd, bi, s, i)
+    return f, bi
 
 
 @njit(cache=True)
