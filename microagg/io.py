@@ -51,12 +51,13 @@ class CsvTable:
 def read_csv(source, encoding: str | None = None, name: str | None = None) -> CsvTable:
     """Read a CSV file (a path, or a binary or text file object such as an upload) with a header row.
 
-    ``encoding`` defaults to UTF-8 with or without a byte-order mark. Raises ``MicroaggError`` naming the
-    problem: an empty file, a header without records, a row with more or fewer fields than the header
-    (its line), a duplicate or empty column name, bytes the encoding cannot decode.
+    ``encoding`` defaults to UTF-8; a byte-order mark (a spreadsheet's "CSV UTF-8") is read as one, not as part
+    of the first column's name, whatever the encoding's spelling and for text sources too. Raises
+    ``MicroaggError`` naming the problem: an empty file, a header without records, a row with more or fewer
+    fields than the header (its line), a duplicate or empty column name, bytes the encoding cannot decode.
     """
     name = name or _name(source)
-    text = _decode(_bytes(source, name), encoding or "utf-8-sig", name)
+    text = _decode(_bytes(source, name), encoding or "utf-8", name)
     skip, first = _first_line(text)
     if first is None:
         raise MicroaggError(f"{name} is empty: a CSV file needs a header row naming the columns, then one row per "
@@ -126,7 +127,7 @@ def _is_number_column(values: pd.Series) -> bool:
 def csv_header(f, encoding: str | None = None, name: str = "the CSV input") -> list[str]:
     """The column names of the binary CSV file object ``f``, from its first non-blank line only (delimiter detected
     as by :func:`read_csv`)."""
-    head = _decode(f.readline(1 << 20), encoding or "utf-8-sig", name)
+    head = _decode(f.readline(1 << 20), encoding or "utf-8", name)
     while head and not head.strip():
         head = _decode(f.readline(1 << 20), encoding or "utf-8", name)
     if not head.strip():
@@ -157,10 +158,11 @@ def _bytes(source, name: str) -> bytes | str:
 
 
 def _decode(data: bytes | str, encoding: str, name: str) -> str:
+    """The text of ``data``, without the byte-order mark (U+FEFF) a UTF encoding may begin with: it is never data."""
     if isinstance(data, str):
         return data.removeprefix("\ufeff")
     try:
-        return data.decode(encoding)
+        return data.decode(encoding).removeprefix("\ufeff")
     except LookupError:
         raise MicroaggError(f"unknown encoding {encoding!r}; use a Python codec name such as utf-8, latin-1 or "
                             "cp1252.") from None

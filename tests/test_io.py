@@ -2,13 +2,19 @@
 
 import io
 import os
+import shlex
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import microagg as ma
+from microagg.cli import main
 from microagg.errors import MicroaggError
-from microagg.io import check_output, neutralise, read_csv, write_csv
+from microagg.io import check_output, csv_header, neutralise, read_csv, write_csv
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
 def csv(tmp_path, text, name="in.csv", encoding="utf-8"):
@@ -106,6 +112,63 @@ def test_utf8_with_and_without_bom_and_other_encodings(tmp_path):
     assert list(read_csv(latin, encoding="latin-1").data.columns) == ["größe", "b"]
     with pytest.raises(MicroaggError, match="unknown encoding 'klingon'"):
         read_csv(latin, encoding="klingon")
+
+
+@pytest.mark.parametrize("encoding", [None, "utf-8", "UTF8", "utf_8", "U8", "utf-8-sig"])
+def test_a_byte_order_mark_is_never_part_of_a_name(tmp_path, encoding):
+    path = csv(tmp_path, "\ufeffid;x\r\n1;2,5\r\n2;3,5\r\n")
+    assert list(read_csv(path, encoding=encoding).data.columns) == ["id", "x"]
+    with open(path, "rb") as f:
+        assert csv_header(f, encoding) == ["id", "x"]
+    with open(path, encoding="utf-8") as f:  # a text source keeps the mark: still not a name
+        assert list(read_csv(f).data.columns) == ["id", "x"]
+    utf16 = csv(tmp_path, "\ufeffid,x\n1,2\n", "u16.csv", encoding="utf-16-le")
+    assert list(read_csv(utf16, encoding="utf-16-le").data.columns) == ["id", "x"]
+
+
+def test_a_spreadsheet_file_is_read_alike_in_every_door(tmp_path, monkeypatch):
+    """Excel's "CSV UTF-8" (a byte-order mark, Windows line ends) through the dashboard, the API, the command line
+    and the Dask engine: the same columns, the identifier withheld in all four, and the dashboard's own recipes
+    run on the same file."""
+    from distributed import Client, LocalCluster
+    from streamlit.testing.v1 import AppTest
+
+    from microagg.scale import microaggregate_dask
+
+    rng = np.random.default_rng(4)
+    rows = "".join(f"{1000 + i},{rng.normal():.4f},{rng.integers(0, 90)}\r\n" for i in range(30))
+    content = ("\ufeffid,income,age\r\n" + rows).encode()
+    path = csv(tmp_path, content, "mine.csv")
+    expected = ["income", "age"]
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = "Release"
+    at.run()
+    at.radio(key="source").set_value("upload").run()
+    at.file_uploader[0].set_value(("mine.csv", content, "text/csv")).run()
+    assert not at.exception and not at.error
+    assert list(at.dataframe[0].value.columns) == expected
+
+    rel = ma.microaggregate(str(path), 3)
+    assert list(rel.protected.columns) == expected and "id" in rel.identifiers
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--input", "mine.csv", "--k", "3", "--out", "cli.csv"]) == 0
+    assert pd.read_csv("cli.csv").columns.tolist() == expected
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        dask = microaggregate_dask(str(path), 3, out=str(tmp_path / "dask"), scheduler=client,
+                              encoding="utf-8")
+        assert list(dask.protected.columns) == expected
+        assert dask.report().set_index("metric").loc["identifiers (not released)", "value"].startswith("id (")
+
+    snippet, command = (c.value for c in at.code[-2:])
+    exec(snippet, {})  # noqa: S102 - the dashboard's recipe, run as pasted
+    assert pd.read_csv("release.csv").columns.tolist() == expected
+    os.unlink("release.csv")
+    assert main(shlex.split(command)[3:]) == 0
+    assert pd.read_csv("release.csv").columns.tolist() == expected
 
 
 def test_text_columns_missing_cells_and_file_objects(tmp_path):
