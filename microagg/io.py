@@ -263,18 +263,35 @@ def _column(values: pd.Series, name: str, decimal: str) -> tuple[pd.Series, str]
 def neutralise(df: pd.DataFrame, index: bool = False) -> pd.DataFrame:
     """A copy of ``df`` whose text cells and column names starting with ``= + - @``, tab or CR start with a single
     quote, so that a spreadsheet shows them as text instead of running them as a formula (the usual rule
-    against CSV injection). Numbers, including negative ones, are left as they are."""
-    def safe(v):
-        return "'" + v if isinstance(v, str) and v.startswith(FORMULA_START) else v
-
+    against CSV injection); with ``index`` also the index labels and the index names (every level of a
+    MultiIndex). Text is any label or cell held as a string, whatever the dtype (object, pandas' ``str`` and
+    ``string``, categories). Numbers, including negative ones, are left as they are."""
     out = df.copy()
     for c in out.columns:
-        if out[c].dtype == object or isinstance(out[c].dtype, pd.StringDtype | pd.CategoricalDtype):
-            out[c] = out[c].astype(object).map(safe)
-    out.columns = [safe(str(c)) if isinstance(c, str) else c for c in out.columns]
-    if index and out.index.dtype == object:
-        out.index = out.index.map(safe)
+        if _text_dtype(out[c].dtype):
+            out[c] = out[c].astype(object).map(_safe)
+    out.columns = _safe_labels(out.columns)
+    if index:
+        out.index = _safe_labels(out.index)
     return out
+
+
+def _safe(value):
+    """``value`` with a single quote before it if it is text a spreadsheet would run as a formula."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+
+def _text_dtype(dtype) -> bool:
+    return pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype | pd.CategoricalDtype)
+
+
+def _safe_labels(labels: pd.Index) -> pd.Index:
+    """``labels`` (an index or the columns) with text labels and names made safe, level by level."""
+    if isinstance(labels, pd.MultiIndex):
+        levels = [_safe_labels(labels.get_level_values(j)) for j in range(labels.nlevels)]
+        return pd.MultiIndex.from_arrays(levels, names=[_safe(n) for n in labels.names])
+    out = labels.astype(object).map(_safe) if _text_dtype(labels.dtype) else labels.copy()
+    return out.rename(_safe(labels.name))
 
 
 def write_csv(df: pd.DataFrame, path=None, spreadsheet_safe: bool = True, **kwargs):
@@ -283,6 +300,12 @@ def write_csv(df: pd.DataFrame, path=None, spreadsheet_safe: bool = True, **kwar
     :func:`neutralise`. Other keywords go to ``DataFrame.to_csv``."""
     if spreadsheet_safe:
         df = neutralise(df, index=kwargs.get("index", True))
+        for name in ("index_label", "header", "na_rep"):  # labels and cells given here are written too
+            given = kwargs.get(name)
+            if isinstance(given, str):
+                kwargs[name] = _safe(given)
+            elif isinstance(given, Sequence):
+                kwargs[name] = [_safe(v) for v in given]
     if path is None or hasattr(path, "write"):
         return df.to_csv(path, **kwargs)
     with _atomic(path, kwargs.pop("encoding", "utf-8")) as f:

@@ -1,5 +1,6 @@
 """microagg.io: the CSV reader, spreadsheet-safe atomic writing and the output checks."""
 
+import csv as csvlib
 import io
 import os
 import shlex
@@ -8,11 +9,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import microagg as ma
 from microagg.cli import main
 from microagg.errors import MicroaggError
-from microagg.io import check_output, csv_header, neutralise, read_csv, write_csv
+from microagg.io import FORMULA_START, check_output, csv_header, neutralise, read_csv, write_csv
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -198,6 +201,43 @@ def test_write_csv_is_safe_by_default_and_can_be_turned_off(tmp_path):
     write_csv(df, tmp_path / "safe.csv", index=False)
     assert (tmp_path / "safe.csv").read_text().splitlines() == ["t,v", "'=HYPERLINK(1),-1.5", "ok,2.0"]
     assert write_csv(df, None, spreadsheet_safe=False, index=False).splitlines()[1] == "=HYPERLINK(1),-1.5"
+
+
+formulas = st.builds(lambda start, rest: start + rest, st.sampled_from(FORMULA_START), st.text(max_size=8))
+labels = st.one_of(formulas, st.text(max_size=6))
+
+
+def unsafe_fields(text: str) -> list[str]:
+    """The fields of a written CSV that a spreadsheet would run as a formula (numbers such as -1.5 are not). Python's
+    csv writer leaves a carriage return inside a field unquoted, which its reader refuses: read it as another
+    character."""
+    rows = csvlib.reader(io.StringIO(text.replace("\r", "\u2028")))
+    fields = [f.replace("\u2028", "\r") for row in rows for f in row]
+
+    def number(f):
+        try:
+            float(f)
+        except ValueError:
+            return False
+        return True
+
+    return [f for f in fields if f.startswith(FORMULA_START) and not number(f)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(labels, min_size=2, max_size=5), names=st.lists(st.one_of(st.none(), labels), min_size=3,
+                                                                         max_size=3),
+       dtype=st.sampled_from([object, "str", "string", "category"]), multi=st.booleans())
+def test_any_text_index_and_name_is_quoted_in_every_written_csv(values, names, dtype, multi):
+    n = len(values)
+    index = pd.Index(values, dtype=dtype, name=names[0])
+    if multi:
+        index = pd.MultiIndex.from_arrays([index, pd.Index(values[::-1], dtype=dtype)], names=names[:2])
+    df = pd.DataFrame({"=x": pd.Series(values, dtype=dtype, index=index), "v": -np.arange(n) - 0.5}, index=index)
+    assert unsafe_fields(write_csv(df)) == []
+    assert unsafe_fields(write_csv(df.rename_axis(columns=names[2]))) == []
+    assert unsafe_fields(write_csv(df, index_label=names[2] or "=i", na_rep="=na")) == []
+    assert write_csv(df.reset_index(drop=True), index=False, spreadsheet_safe=False).startswith("=x,")
 
 
 def test_a_failed_write_leaves_the_previous_file_and_no_temporary(tmp_path, monkeypatch):

@@ -51,6 +51,15 @@ def test_an_index_of_identifiers_is_not_written():
     assert overall(kept)["input index"] == "index 'ssn': released (keep_index=True)"
 
 
+def test_a_kept_text_index_and_its_name_are_spreadsheet_safe():
+    rng = np.random.default_rng(5)
+    labels = pd.Index([f'=HYPERLINK("http://x/{i}")' for i in range(30)], dtype="str", name="=cmd()")
+    df = pd.DataFrame({"a": rng.normal(size=30), "b": rng.normal(size=30)}, index=labels)
+    written = ma.microaggregate(df, 3, keep_index=True).to_csv()
+    back = pd.read_csv(io.StringIO(written), index_col=0)
+    assert back.index.name == "'=cmd()" and back.index.str.startswith("'=HYPERLINK(").all()
+
+
 def census_with_region(regions: int) -> pd.DataFrame:
     df = ma.load_dataset("census").copy()
     df["region"] = np.random.default_rng(2).integers(0, regions, len(df))
