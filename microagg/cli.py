@@ -120,7 +120,7 @@ def _ordinal(items: list[str]) -> dict[str, list[str] | None]:
 
 
 def _write(rel, args) -> None:
-    rel.to_csv(args.out, spreadsheet_safe=not args.no_spreadsheet_safe)
+    rel.to_csv(args.out, spreadsheet_safe=not args.no_spreadsheet_safe, force=args.force)
     print(f"release written to {args.out}", file=sys.stderr)
 
 

@@ -149,7 +149,8 @@ def _headline(report: pd.DataFrame) -> pd.DataFrame:
 def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").data', data_args=None,
                 sweep_ks: Sequence[int] | None = SWEEP_KS, force: bool = False, inputs: Sequence = ()) -> str | None:
     """The report of ``rel`` as one self-contained HTML page; written atomically to ``path`` (refused if it is one
-    of ``inputs`` or exists, unless ``force``), else returned. ``data`` / ``data_args`` load the input in the
+    of ``inputs`` or of the files ``rel`` was read from, even with ``force``; refused if it exists, unless
+    ``force``), else returned. ``data`` / ``data_args`` load the input in the
     recipe (as for ``microagg.recipe``); ``sweep_ks``: the k values of the risk-utility sweep beside this
     release (None: no sweep; skipped above :data:`SWEEP_MAX_RECORDS` records or with the block engines)."""
     if not isinstance(rel, Release):
@@ -158,7 +159,7 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
         raise MicroaggError("html_report needs complete, unweighted records (its sweep and linkage ratios); this "
                             "release has sampling weights or missing cells (docs/methods.md §8): use rel.report().")
     if path is not None:
-        check_output(path, inputs, force=force)
+        check_output(path, [*inputs, *rel.inputs], force=force)
     data_args = list(data_args) if data_args is not None else ["--input", "data.csv"]
     report = rel.report()
     p = rel.params

@@ -34,8 +34,9 @@ _DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 
 @dataclass(frozen=True)
 class CsvTable:
-    """A CSV file as read: ``data`` (numbers as float or int columns, text as strings, missing cells NaN),
-    the ``delimiter`` and ``decimal`` mark found, and ``notes``: one sentence per conversion made and per
+    """A CSV file as read: ``data`` (numbers as float or int columns, text as strings, missing cells NaN; read
+    from a path, ``data.attrs["source"]`` is its absolute path, so that a release of it never overwrites it), the
+    ``delimiter`` and ``decimal`` mark found, and ``notes``: one sentence per conversion made and per
     text column, to be shown to the user."""
 
     data: pd.DataFrame
@@ -86,7 +87,10 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
             data[c] = raw[c]
     if commas:
         notes.insert(0, f"{name}: {_DELIMITER_NAMES[delimiter]}-separated with decimal commas (1,5 read as 1.5).")
-    return CsvTable(pd.DataFrame(data), delimiter, decimal, tuple(notes))
+    frame = pd.DataFrame(data)
+    if isinstance(source, (str, os.PathLike)):
+        frame.attrs["source"] = os.path.abspath(os.fspath(source))  # never written over (``check_output``)
+    return CsvTable(frame, delimiter, decimal, tuple(notes))
 
 
 def _first_line(text: str) -> tuple[int, str | None]:

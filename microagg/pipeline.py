@@ -48,9 +48,10 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
     their parameters are passed as keywords (or in ``method_params`` /
     ``aggregation_params``). ``data`` is a DataFrame, an array or the path of a CSV file (read by
-    ``microagg.io.read_csv``; its conversions and text columns are warnings). ``columns=None`` masks every
-    numeric column that is not an identifier, a key, a stratum or confidential. Columns not masked are dropped
-    unless listed in ``keep``, which releases them unchanged.
+    ``microagg.io.read_csv``; its conversions and text columns are warnings); the release remembers the file
+    read (also through ``ma.read_csv(path).data``) as ``Release.inputs``, which no writer replaces.
+    ``columns=None`` masks every numeric column that is not an identifier, a key, a stratum or confidential.
+    Columns not masked are dropped unless listed in ``keep``, which releases them unchanged.
     ``renormalize`` rescales the masked z-scores to unit variance (Mortazavi & Jalili 2017
     Eq. 5) before destandardizing; it is refused for aggregations that already
     preserve means and variances (registered with ``preserves_moments``, e.g. P3M).
@@ -176,7 +177,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     return stages.release(prep, labels, masked, method="given labels" if given else (method or "mdav"),
                           method_params=mp, aggregation_params=ap, engine_info=engine_info,
                           identifiers_given=identifiers is not None, shuffle=shuffle, seed=seed,
-                          keep_index=keep_index)
+                          keep_index=keep_index, inputs=(df.attrs["source"],) if "source" in df.attrs else ())
 
 
 def _aggregation_names(aggregation: str) -> set[str]:

@@ -11,6 +11,7 @@ rows are shuffled unless ``shuffle=False``.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +19,7 @@ import pandas as pd
 
 from .categories import Categories
 from .errors import MicroaggError
-from .io import write_csv
+from .io import check_output, write_csv
 from .labels import pooled_labels
 from .metrics import group_stats
 from .metrics.categorical import category_rows
@@ -44,7 +45,8 @@ class Release:
     data's mean and population sd), ``labels`` the group of every record (n x d
     for univariate methods), ``key_classes`` the class of every record on the key columns (all in input
     order); ``confidential`` the confidential columns; ``identifiers`` the columns treated as identifiers
-    (not released), with the reason.
+    (not released), with the reason; ``inputs`` the files the input was read from (``microaggregate(path)``,
+    ``ma.read_csv``), which no writer replaces.
     """
 
     protected: pd.DataFrame
@@ -71,6 +73,7 @@ class Release:
     category_codes: np.ndarray | None = field(default=None, repr=False)  # their released codes, input order
     sampling_weights: np.ndarray | None = field(default=None, repr=False)  # one per record, input order
     survey: dict | None = None  # with sampling weights or missing cells: their handling (docs/methods.md §8)
+    inputs: tuple[str, ...] = ()  # the files the input was read from: no writer replaces them, even with force
 
     @property
     def k(self) -> int:
@@ -184,10 +187,15 @@ class Release:
             return None
         return cats.names, cats.kinds, cats.codes, self.category_codes, [len(v) for v in cats.levels]
 
-    def to_csv(self, path=None, index: bool | None = None, spreadsheet_safe: bool = True, **kwargs):
+    def to_csv(self, path=None, index: bool | None = None, spreadsheet_safe: bool = True, force: bool = False,
+               **kwargs):
         """Write the protected table as published, atomically: rows in the release's order, no index unless the
         release keeps the input's (``keep_index=True``) or ``index=True`` is asked for; ``path=None`` returns the
-        text. ``spreadsheet_safe`` prefixes a quote to text cells and column names a spreadsheet would run as
-        a formula (``microagg.io.neutralise``); set it False to write them as they are."""
+        text. ``spreadsheet_safe`` prefixes a quote to text cells, column names and index labels a spreadsheet
+        would run as a formula (``microagg.io.neutralise``); set it False to write them as they are. Like every
+        writer of microagg (``microagg.io.check_output``) it refuses an existing ``path`` unless ``force=True``,
+        and the file the release was read from (``inputs``) even then."""
+        if isinstance(path, (str, os.PathLike)):
+            check_output(path, self.inputs, force=force)
         keep = self.params.get("keep_index", False) if index is None else index
         return write_csv(self.protected, path, spreadsheet_safe=spreadsheet_safe, index=keep, **kwargs)

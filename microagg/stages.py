@@ -318,7 +318,7 @@ def _aggregate_survey(prep: Prepared, labels: np.ndarray, agg: Method, params: d
 
 def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, method_params: dict,
             aggregation_params: dict, engine_info: dict, identifiers_given: bool = False, shuffle: bool = True,
-            seed: int | None = None, keep_index: bool = False) -> Release:
+            seed: int | None = None, keep_index: bool = False, inputs: tuple[str, ...] = ()) -> Release:
     """The table as published, checked: the masked rows k-anonymous (or no release), with the keys; a warning
     where the released rows are not k-anonymous as whole records or on the keys. Identifiers are left out, the
     index replaced by 0..n-1 unless ``keep_index``, the rows shuffled by a permutation from ``seed`` (a fresh
@@ -373,7 +373,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                    index_note=meaningful_index(df), categories=cats, category_codes=codes_p,
                    coverage=tuple(_coverage(df, codes, V if codes_p is None else np.column_stack([V, codes_p]), kept,
                                             k)),
-                   sampling_weights=prep.weights, survey=masked.survey)
+                   sampling_weights=prep.weights, survey=masked.survey, inputs=inputs)
 
 
 def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
@@ -274,3 +274,47 @@ def test_check_output_refusals(tmp_path, monkeypatch):
         check_output("old.csv")
     assert check_output("old.csv", force=True) == str(tmp_path / "old.csv")
     assert check_output("new.csv", [src]) == str(tmp_path / "new.csv")
+
+
+@pytest.fixture(scope="module")
+def spreadsheet(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("writers")
+    rng = np.random.default_rng(6)
+    pd.DataFrame({"a": rng.normal(size=24), "b": rng.normal(size=24)}).to_csv(folder / "in.csv", index=False)
+    return folder
+
+
+def _write(writer, source, read, target, force):
+    """Write with ``writer`` to ``target``: True if written, False if refused (MicroaggError, or exit status 2)."""
+    if writer.startswith("--"):
+        code = main(["run", "--input", str(source), "--k", "3", writer, str(target), *(["--force"] * force)])
+        assert code in (0, 2)
+        return code == 0
+    rel = ma.microaggregate(str(source) if read == "path" else read_csv(source).data, 3)
+    try:
+        if writer == "to_csv":
+            rel.to_csv(target, force=force)
+        else:
+            ma.html_report(rel, target, sweep_ks=None, force=force)
+    except MicroaggError:
+        return False
+    return True
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(writer=st.sampled_from(["to_csv", "html_report", "--out", "--report"]),
+       target=st.sampled_from(["new", "existing", "input", "input, spelled otherwise"]), force=st.booleans(),
+       read=st.sampled_from(["path", "ma.read_csv"]))
+def test_no_writer_overwrites_without_force_nor_ever_the_input(spreadsheet, writer, target, force, read):
+    source = spreadsheet / "in.csv"
+    original = source.read_bytes()
+    path = {"new": spreadsheet / "new.out", "existing": spreadsheet / "old.out", "input": source,
+            "input, spelled otherwise": spreadsheet / "." / "sub" / ".." / "in.csv"}[target]
+    (spreadsheet / "sub").mkdir(exist_ok=True)
+    (spreadsheet / "old.out").write_text("previous\n")
+    (spreadsheet / "new.out").unlink(missing_ok=True)
+    written = _write(writer, source, read, path, force)
+    assert source.read_bytes() == original  # the input, never
+    assert written == (target == "new" or (target == "existing" and force))
+    if target == "existing":
+        assert ((spreadsheet / "old.out").read_text() == "previous\n") != force
