@@ -470,7 +470,7 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
             st.info(note)
     if text:
         st.warning(" ".join(text) + " Text columns are dropped from the release unless you mask them as categories "
-                   "('Categorical columns to mask') or list them under 'Columns to release unmasked'.")
+                   "('Categorical columns to mask') or list them under 'Columns to release unmasked' or 'Key columns'.")
     if len(df) > MAX_RECORDS:
         st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
                  "Use the command line for larger files.")

@@ -4,6 +4,7 @@
     python -m microagg run --input data.csv --columns a,b,c --k 3 --param variant=classic
     python -m microagg run --input data.csv --k 3 --keys region --strata region --seed 7 --out release.csv
     python -m microagg run --input survey.csv --k 3 --columns age --nominal region --ordinal 'education=low<mid<high'
+    python -m microagg run --input data.csv --k 3 --columns '"income, net",age' --ordinal 'band="<18"<18-64<">=65"'
     python -m microagg run --engine dask --input 'data/*.parquet' --k 5 --out release/ [--scheduler tcp://host:8786]
     python -m microagg reproduce mdav|partition|sl|dld|scores|p3m|hmpfsom   # p3m-local adds scipy's local optima
 """
@@ -27,6 +28,7 @@ from .io import check_output, read_csv
 from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .partition.igd import REFINEMENTS
 from .pipeline import microaggregate
+from .recipe import next_name, split_names
 from .registry import get_method, methods
 from .reproduce import REPRODUCIBLE, summary
 from .warmup import Compiles
@@ -93,15 +95,16 @@ def _data_params(args) -> dict:
 
 
 def _read_input(path: str, encoding: str | None, given: list[str]) -> pd.DataFrame:
-    """The --input CSV (``microagg.io.read_csv``), its conversions and the text columns given no role told on
-    stderr."""
+    """The --input CSV (``microagg.io.read_csv``), its conversions and the text columns not ``given`` (kept, keys,
+    categories: released) told on stderr; a stratum that is not a key is dropped, as the report says."""
     table = read_csv(path, encoding=encoding)
     for note in table.notes:
         print(f"note: {note}", file=sys.stderr)
     dropped = [c for c in table.text_columns if c not in given]
     if dropped:
         print(f"note: text column(s) {', '.join(dropped)} are dropped from the release (mask them as categories "
-              "with --nominal or --ordinal, or list them in --keep to release them unchanged).", file=sys.stderr)
+              "with --nominal or --ordinal, or list them in --keep or --keys to release them unchanged).",
+              file=sys.stderr)
     return table.data
 
 
@@ -109,13 +112,12 @@ def _ordinal(items: list[str]) -> dict[str, list[str] | None]:
     """``--ordinal COLUMN`` (natural sort) or ``--ordinal 'COLUMN=low<mid<high'`` (repeatable) as a dict."""
     out = {}
     for item in items:
-        name, sep, order = item.partition("=")
-        name = name.strip()
-        if not name or (sep and not order.strip()):
+        name, start, sep = next_name(item, 0, "=", "--ordinal")
+        if not name or (sep and not item[start:].strip()):
             raise MicroaggError(f"--ordinal expects COLUMN or COLUMN=low<...<high; got {item!r}.")
         if name in out:
             raise MicroaggError(f"--ordinal {name} is given twice; give it once.")
-        out[name] = [v.strip() for v in order.split("<")] if sep else None
+        out[name] = split_names(item[start:], "<", "--ordinal") if sep else None
     return out
 
 
@@ -150,12 +152,10 @@ def cmd_run(args) -> int:
             check_output(target, [args.input] if args.input else [], force=args.force)
     if args.out and args.report and check_output(args.out, force=True) == check_output(args.report, force=True):
         raise MicroaggError("--out and --report name the same file: give them different names.")
-    columns = [c.strip() for c in args.columns.split(",")] if args.columns else None
-    keep = [c.strip() for c in args.keep.split(",")] if args.keep else None
-    confidential = [c.strip() for c in args.confidential.split(",")] if args.confidential else None
+    columns, keep, confidential = (_list(args, name) for name in ("columns", "keep", "confidential"))
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
-    categories = {"ordinal": _ordinal(args.ordinal), "nominal": _names(args.nominal)}
-    given = [*(keep or []), *categories["ordinal"], *(categories["nominal"] or [])]
+    categories = {"ordinal": _ordinal(args.ordinal), "nominal": _names(args, "nominal")}
+    given = [*(keep or []), *(_names(args, "keys") or []), *categories["ordinal"], *(categories["nominal"] or [])]
     df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, given)
     print(f"microaggregating {len(df)} records with {args.method} + {args.aggregation}, k = {args.k} ...",
           file=sys.stderr)
@@ -207,14 +207,21 @@ def print_report(report: pd.DataFrame, full: bool) -> None:
         print(f"({len(report)} rows with the per-attribute values, directions and sources: --full)")
 
 
-def _names(value: str | None) -> list[str] | None:
-    """A comma-separated list of column names (``""``: none; None: not given)."""
-    return None if value is None else [c.strip() for c in value.split(",") if c.strip()]
+def _list(args, name: str) -> list[str] | None:
+    """The comma-separated column names of ``--name`` (``microagg.recipe.split_names``; None: not given or "")."""
+    value = getattr(args, name)
+    return split_names(value, ",", f"--{name}") if value else None
+
+
+def _names(args, name: str) -> list[str] | None:
+    """The comma-separated column names of ``--name``, empty ones left out (``""``: none; None: not given)."""
+    value = getattr(args, name)
+    return None if value is None else [c for c in split_names(value, ",", f"--{name}") if c]
 
 
 def _safety(args) -> dict:
     """The release options of README "Publishing a release safely" from the command line."""
-    return {"identifiers": _names(args.identifiers), "keys": _names(args.keys), "strata": _names(args.strata),
+    return {"identifiers": _names(args, "identifiers"), "keys": _names(args, "keys"), "strata": _names(args, "strata"),
             "shuffle": not args.no_shuffle, "seed": args.seed, "keep_index": args.keep_index}
 
 
@@ -234,8 +241,7 @@ def _run_dask(args) -> int:
     data_params = _data_params(args)
     data = load_dataset(args.dataset, **data_params) if args.dataset else args.input
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
-    split = [(name, [c.strip() for c in value.split(",")] if value else None)
-             for name, value in (("columns", args.columns), ("keep", args.keep), ("confidential", args.confidential))]
+    split = [(name, _list(args, name)) for name in ("columns", "keep", "confidential")]
     print(f"microaggregating {args.input or args.dataset} with {args.method} + {args.aggregation} in blocks on Dask, "
           f"k = {args.k} ...", file=sys.stderr)
     t0 = time.perf_counter()
@@ -280,13 +286,19 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m microagg", description="Microaggregation for statistical "
                                  "disclosure control: k-anonymous releases of numeric microdata.")
     sub = ap.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="microaggregate a bundled data set or a CSV file and print the report")
+    run = sub.add_parser("run", help="microaggregate a bundled data set or a CSV file and print the report",
+                         epilog="Lists of names (--columns, --keep, --confidential, --nominal, --identifiers, --keys, "
+                         "--strata; the categories of --ordinal, separated by '<') take any column or category "
+                         "name: put a name holding a comma, '<', '=', a double quote or spaces at its ends in double "
+                         "quotes, a double quote inside it written twice, as in a CSV file, e.g. --columns "
+                         "'\"income, net\",age' or --ordinal 'band=\"<18\"<18 to 64<\">=65\"'.")
     run.add_argument("--dataset", help="bundled data set name (see 'datasets')")
     run.add_argument("--data-param", action="append", default=[], metavar="NAME=VALUE",
                      help="an argument of the data set, e.g. n=2000 or seed=1 for generators (repeatable)")
     run.add_argument("--input", help="CSV file with a header row; with --engine dask also Parquet files, a glob "
                      "pattern (quoted) or a directory")
-    run.add_argument("--columns", help="comma-separated columns to mask (default: every numeric column)")
+    run.add_argument("--columns", help="comma-separated columns to mask (default: every numeric column; a name "
+                     "holding a comma in double quotes, see below)")
     run.add_argument("--keep", help="comma-separated columns to release unmasked (others are dropped)")
     run.add_argument("--ordinal", action="append", default=[], metavar="COL[=a<b<c]",
                      help="an ordinal quasi-identifier (text or numbers), masked by its group's lower median, with "

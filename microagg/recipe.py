@@ -1,7 +1,12 @@
 """The Python call and the command line that reproduce a release exactly (shown by the dashboard).
 
 They carry the shuffle's seed: keep them private, like the original data (whoever has the seed and the
-original can undo the shuffle)."""
+original can undo the shuffle).
+
+The command line's lists of names (``--columns a,b``, ``--ordinal 'col=low<high'``) are written by
+:func:`join_names` and read by :func:`split_names`: a name holding the separator, a quote, ``=`` or ``<``, or
+spaces at its ends, is put in double quotes with any quote inside doubled, as in a CSV file
+(``--columns '"income, net",age'``), so that any column or category name can be given."""
 
 from __future__ import annotations
 
@@ -9,7 +14,56 @@ import shlex
 
 import numpy as np
 
+from .errors import MicroaggError
 from .registry import get_method
+
+QUOTED = (",", "=", "<", '"')  # a name holding one of them is quoted on the command line
+
+
+def join_names(names, sep: str = ",") -> str:
+    """``names`` as one command-line value separated by ``sep``, each quoted where :func:`split_names` needs it."""
+    def quoted(name: str) -> str:
+        if name and name == name.strip() and not any(c in name for c in QUOTED):
+            return name
+        return '"' + name.replace('"', '""') + '"'
+
+    return sep.join(quoted(str(n)) for n in names)
+
+
+def split_names(text: str, sep: str = ",", flag: str = "--columns") -> list[str]:
+    """The names of one command-line value, separated by ``sep`` (module docstring): a quoted name is taken as
+    written, ``""`` inside it standing for one quote; an unquoted one is stripped of spaces at its ends."""
+    names, i = [], 0
+    while True:
+        name, i, found = next_name(text, i, sep, flag)
+        names.append(name)
+        if not found:
+            return names
+
+
+def next_name(text: str, i: int, seps: str, flag: str) -> tuple[str, int, str]:
+    """(the name starting at ``text[i]``, where the next one starts, the separator after it or "" at the end)."""
+    j = len(text) - len(text[i:].lstrip())
+    if not text.startswith('"', j):
+        end = min((k for k in (text.find(s, j) for s in seps) if k >= 0), default=len(text))
+        return text[j:end].strip(), end + 1, text[end:end + 1]
+    parts, j = [], j + 1
+    while True:
+        end = text.find('"', j)
+        if end < 0:
+            raise MicroaggError(f"{flag} {text!r}: a quote is opened and not closed; write a quote inside a quoted "
+                                'name twice, e.g. "say ""hi""".')
+        parts.append(text[j:end])
+        if not text.startswith('"', end + 1):
+            break
+        parts.append('"')
+        j = end + 2
+    name, rest = "".join(parts), text[end + 1:]
+    after = len(text) - len(rest.lstrip())
+    if after < len(text) and text[after] not in seps:
+        raise MicroaggError(f"{flag} {text!r}: {text[after:]!r} follows the quoted name {name!r}; separate names "
+                            f"with {' or '.join(map(repr, seps))}.")
+    return name, after + 1, text[after:after + 1]
 
 
 def _arguments(params: dict) -> dict:
@@ -76,20 +130,20 @@ def python_snippet(params: dict, data: str) -> str:
 def cli_command(params: dict, data_args: list[str]) -> str:
     """``python -m microagg run ...`` that rebuilds the release; ``data_args`` selects the input."""
     argv = ["python", "-m", "microagg", "run", *data_args, "--k", str(params["k"]), "--method", params["method"],
-            "--aggregation", params["aggregation"], "--columns", ",".join(params["columns"])]
+            "--aggregation", params["aggregation"], "--columns", join_names(params["columns"])]
     if params.get("keep"):
-        argv += ["--keep", ",".join(params["keep"])]
+        argv += ["--keep", join_names(params["keep"])]
     if params.get("confidential"):
-        argv += ["--confidential", ",".join(params["confidential"])]
+        argv += ["--confidential", join_names(params["confidential"])]
     if params.get("renormalize"):
         argv.append("--renormalize")
     for column, order in (params.get("ordinal") or {}).items():
-        argv += ["--ordinal", f"{column}={'<'.join(map(str, order))}"]
+        argv += ["--ordinal", f"{join_names([column], '=')}={join_names(order, '<')}"]
     if params.get("nominal"):
-        argv += ["--nominal", ",".join(params["nominal"])]
+        argv += ["--nominal", join_names(params["nominal"])]
     for name in ("identifiers", "keys", "strata"):
         if params.get(name) is not None and (params[name] or name == "identifiers"):
-            argv += [f"--{name}", ",".join(params[name])]
+            argv += [f"--{name}", join_names(params[name])]
     if params.get("sampling_weights"):
         argv += ["--sampling-weights", params["sampling_weights"]]
     if params.get("missing", "keep") != "keep":

@@ -60,6 +60,7 @@ def test_a_text_column_is_dropped_with_a_warning():
     rows = "".join(f"{i},{i * i % 7},=name{i}\n" for i in range(12))
     at = upload(f"a,b,who\n{rows}".encode())
     assert "'who' is text" in messages(at, "warning") and "dropped" in messages(at, "warning")
+    assert "'Key columns'" in messages(at, "warning")  # a key is released too: never said to be dropped
     assert not at.error
     assert "who" not in at.dataframe[0].value.columns
 

@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -98,6 +99,37 @@ def test_run_withholds_identifiers_checks_keys_in_strata_and_shuffles_by_seed(tm
     assert sorted(pd.read_csv(out)["member_id"]) == list(range(60))
     assert main(["run", "--input", str(src), "--k", "3", "--identifiers", "x", "--columns", "x,y"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: columns ['x'] are listed in")
+
+
+def test_a_text_key_is_not_said_to_be_dropped_a_text_stratum_is(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"region": ["n", "s"] * 30, "x": rng.normal(size=60), "y": rng.normal(size=60)}).to_csv(
+        src, index=False)
+    assert main(["run", "--input", str(src), "--k", "3", "--keys", "region", "--strata", "region", "--full"]) == 0
+    captured = capsys.readouterr()
+    assert "dropped from the release" not in captured.err
+    assert re.search(r"columns dropped\s+all\s+none", captured.out)
+    assert re.search(r"columns kept unmasked\s+all\s+region", captured.out)
+    assert main(["run", "--input", str(src), "--k", "3", "--strata", "region", "--full"]) == 0
+    captured = capsys.readouterr()
+    assert "text column(s) region are dropped from the release" in captured.err
+    assert re.search(r"columns dropped\s+all\s+region", captured.out)  # the note and the report agree
+
+
+def test_list_flags_take_quoted_names(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"income, net": rng.normal(size=30), 'say "hi"': rng.normal(size=30), "x": rng.normal(size=30)}
+                 ).to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    assert main(["run", "--input", str(src), "--k", "3", "--columns", '"income, net" , "say ""hi"""', "--keep", "x",
+                 "--out", str(out)]) == 0
+    assert list(pd.read_csv(out).columns) == ["income, net", 'say "hi"', "x"]
+    assert main(["run", "--input", str(src), "--k", "3", "--columns", '"income, net']) == 2
+    assert "a quote is opened and not closed" in capsys.readouterr().err
+    assert main(["run", "--input", str(src), "--k", "3", "--columns", '"income" net,x']) == 2
+    assert "'net,x' follows the quoted name 'income'" in capsys.readouterr().err
 
 
 def test_run_prints_a_compact_report_unless_full(capsys):

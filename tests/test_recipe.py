@@ -2,6 +2,9 @@ import shlex
 
 import numpy as np
 import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import microagg as ma
 from microagg import recipe
@@ -117,3 +120,31 @@ def test_recipes_carry_the_refinement(tmp_path, monkeypatch):
     assert main(argv[3:]) == 0
     out = pd.read_csv(tmp_path / "release.csv")
     assert (out.to_numpy() == rel.protected.to_numpy()).all()
+
+
+@given(names=st.lists(st.text(max_size=8), min_size=1, max_size=5), sep=st.sampled_from([",", "<", "="]))
+def test_any_list_of_names_is_written_so_that_it_reads_back(names, sep):
+    assert recipe.split_names(recipe.join_names(names, sep), sep) == names
+
+
+def test_names_with_commas_quotes_and_categories_with_less_than_reproduce_byte_identically(tmp_path, monkeypatch):
+    rng = np.random.default_rng(8)
+    n = 60
+    pd.DataFrame({"person, no": rng.permutation(n) + 7, "income, net": rng.lognormal(10, 1, n).round(2),
+                  'say "hi"': rng.normal(size=n).round(3), "band": rng.choice(["<18", "18 to 64", ">=65"], n),
+                  "grade=level": rng.choice(["low", "mid < high", " top"], n),
+                  "region, old": rng.choice(["north, east", "south"], n), "area, code": np.repeat(["x", "y"], n // 2),
+                  "pay, gross": rng.normal(size=n).round(2), "a=b": rng.integers(0, 5, n)}
+                 ).to_csv(tmp_path / "names.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match="is text"):
+        rel = ma.microaggregate("names.csv", 3, columns=["income, net", 'say "hi"'],
+                                ordinal={"band": ["<18", "18 to 64", ">=65"],
+                                         "grade=level": ["low", "mid < high", " top"]},
+                                nominal=["region, old"], keys=["area, code"], strata=["area, code"],
+                                confidential=["pay, gross"], keep=["a=b"], identifiers=["person, no"])
+    argv = shlex.split(recipe.cli_command(rel.params, ["--input", "names.csv"]))
+    assert argv[argv.index("--columns") + 1] == '"income, net","say ""hi"""'
+    assert 'band="<18"<18 to 64<">=65"' in argv and '"grade=level"=low<"mid < high"<" top"' in argv
+    assert main(argv[3:]) == 0
+    assert (tmp_path / "release.csv").read_bytes() == rel.to_csv().encode()
