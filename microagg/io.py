@@ -11,6 +11,7 @@ and neutralises cells a spreadsheet would run as a formula (``spreadsheet_safe``
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import io
@@ -166,13 +167,17 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
     if isinstance(data, str):
         return data.removeprefix("\ufeff")
     try:
-        return data.decode(encoding).removeprefix("\ufeff")
+        utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
     except LookupError:
         raise MicroaggError(f"unknown encoding {encoding!r}; use a Python codec name such as utf-8, latin-1 or "
                             "cp1252.") from None
+    skip = len(codecs.BOM_UTF8) if utf8 and data.startswith(codecs.BOM_UTF8) else 0  # skipped without a copy
+    try:
+        return str(memoryview(data)[skip:], "utf-8" if utf8 else encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        raise MicroaggError(f"{name} is not valid {encoding} (byte {exc.start}: {data[exc.start:exc.start + 1]!r}); "
-                            "give its encoding, e.g. --encoding latin-1 (encoding='latin-1' in Python).") from None
+        at = exc.start + skip
+        raise MicroaggError(f"{name} is not valid {encoding} (byte {at}: {data[at:at + 1]!r}); give its encoding, "
+                            "e.g. --encoding latin-1 (encoding='latin-1' in Python).") from None
 
 
 def _delimiter(header: str) -> str:

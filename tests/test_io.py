@@ -127,6 +127,8 @@ def test_a_byte_order_mark_is_never_part_of_a_name(tmp_path, encoding):
         assert list(read_csv(f).data.columns) == ["id", "x"]
     utf16 = csv(tmp_path, "\ufeffid,x\n1,2\n", "u16.csv", encoding="utf-16-le")
     assert list(read_csv(utf16, encoding="utf-16-le").data.columns) == ["id", "x"]
+    with pytest.raises(MicroaggError, match=r"not valid .* \(byte 9: b'\\xff'\)"):  # counted from the mark
+        read_csv(io.BytesIO(b"\xef\xbb\xbfa,b\n1,\xff\n"), encoding=encoding)
 
 
 def test_a_spreadsheet_file_is_read_alike_in_every_door(tmp_path, monkeypatch):
