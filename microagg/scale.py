@@ -243,8 +243,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     ``dld_sample`` records (0: not computed); ``seed`` fixes both samples (default 0) and the shuffle of the
     rows inside every file written (``shuffle``, default; README "Publishing a release safely"; without
     ``seed`` the shuffle's seed is fresh, recorded in ``params["shuffle_seed"]``). ``identifiers`` are those
-    of ``microaggregate`` (detected
-    on the values too for in-memory input, on the names only for files); no index is written.
+    of ``microaggregate`` (detected on the values too for in-memory input and CSV files, those of the first
+    file: a single CSV file gets the memory engine's decisions; on the names only for Parquet files and dask
+    DataFrames); no index is written.
     ``strata`` make every stratum one block (it must hold between k and B records) and every key column must
     be a stratum; ``keys`` then enter the k-anonymity check of every partition written.
     Methods, aggregations, their parameters and the column roles are those of ``microaggregate``; the
@@ -276,9 +277,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         raise MicroaggError("engine='dask' writes the release as Parquet files: give out='a new directory'.")
     if not isinstance(shuffle, (bool, np.bool_)):
         raise MicroaggError(f"'shuffle' must be True or False; got {shuffle!r}.")
-    ddf, meta, files = _read(data, encoding)
-    roles = column_roles(as_frame(data).rename(columns=str) if isinstance(data, IN_MEMORY) else meta, columns, keep,
-                         confidential, identifiers, keys, strata)
+    ddf, meta, files, known = _read(data, encoding)
+    roles = column_roles(known, columns, keep, confidential, identifiers, keys, strata)
     masked, conf, keep, names = roles.masked, roles.confidential, roles.kept, roles.names
     uncovered = [c for c in roles.keys if c not in roles.strata]
     if uncovered:
@@ -368,20 +368,23 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
 # ----------------------------------------------------------------------------- input
 
 
-def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None]:
-    """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None). CSV files
-    are read whole, one partition each, by ``microagg.io.read_csv``; the first is read here for the dtypes."""
+def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None, pd.DataFrame]:
+    """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None, the records
+    whose values decide the identifiers: the data in memory, the first CSV file, else the empty frame). CSV
+    files are read whole, one partition each, by ``microagg.io.read_csv``; the first is read here for the
+    dtypes and the identifiers, so that a single CSV file gets the memory engine's decisions."""
+    known = None
     if isinstance(data, dd.DataFrame):
         ddf, files = data.rename(columns=str), None
     elif isinstance(data, IN_MEMORY):
-        df = as_frame(data).rename(columns=str)
+        df = known = as_frame(data).rename(columns=str)
         ddf, files = dd.from_pandas(df, npartitions=max(1, math.ceil(len(df) / PARTITION_ROWS)), sort=False), None
     elif isinstance(data, (str, os.PathLike, list, tuple)):
         fs, paths, kind = _input_files(data)
         files = (fs, paths, kind)
         urls = [fs.unstrip_protocol(p) for p in paths]
         if kind == "csv":
-            first = _read_csv_file(urls[0], encoding)
+            first = known = _read_csv_file(urls[0], encoding)
             ddf = dd.from_delayed([dask.delayed(_read_csv_file)(u, encoding) for u in urls], meta=first.iloc[:0],
                                   verify_meta=False)
         else:
@@ -393,7 +396,7 @@ def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame
         raise MicroaggError(f"engine='dask' reads a path, glob pattern or list of CSV/Parquet files, or a dask or "
                             f"pandas DataFrame; got {type(data).__name__}.")
     meta = pd.DataFrame({str(c): pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
-    return ddf, meta, files
+    return ddf, meta, files, meta if known is None else known
 
 
 def _read_csv_file(url: str, encoding: str | None) -> pd.DataFrame:

@@ -114,6 +114,17 @@ def test_csv_input_gives_the_parquet_release(client, data, tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
+def test_a_csv_file_gets_the_memory_engines_identifier_decisions(client, data, tmp_path):
+    rows = data[COLS].assign(record=np.random.default_rng(9).permutation(len(data)) + 1)  # record numbers, no ID name
+    path = tmp_path / "one.csv"
+    rows.to_csv(path, index=False)
+    memory = ma.microaggregate(str(path), 3)
+    dask = microaggregate_dask(str(path), 3, scheduler=client, out=tmp_path / "out")
+    withheld = dask.report().set_index("metric").loc["identifiers (not released)", "value"]
+    assert memory.identifiers and withheld == "; ".join(f"{c} ({why})" for c, why in memory.identifiers.items())
+    assert list(dask.protected.columns) == list(memory.protected.columns)
+
+
 def test_dld_runs_on_a_sample_and_the_report_says_so(client, data, tmp_path):
     rel = microaggregate_dask(data[COLS], 3, scheduler=client, out=tmp_path / "out", block_size=200,
                               dld_sample=500)
