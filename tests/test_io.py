@@ -131,7 +131,7 @@ def test_a_byte_order_mark_is_never_part_of_a_name(tmp_path, encoding):
         read_csv(io.BytesIO(b"\xef\xbb\xbfa,b\n1,\xff\n"), encoding=encoding)
 
 
-def test_a_spreadsheet_file_is_read_alike_in_every_door(tmp_path, monkeypatch):
+def test_a_spreadsheet_file_is_read_alike_in_every_door(tmp_path, monkeypatch, capsys):
     """Excel's "CSV UTF-8" (a byte-order mark, Windows line ends) through the dashboard, the API, the command line
     and the Dask engine: the same columns, the identifier withheld in all four, and the dashboard's own recipes
     run on the same file."""
@@ -160,6 +160,7 @@ def test_a_spreadsheet_file_is_read_alike_in_every_door(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--input", "mine.csv", "--k", "3", "--out", "cli.csv"]) == 0
     assert pd.read_csv("cli.csv").columns.tolist() == expected
+    assert "neither masked nor released (--identifiers to choose): id (" in capsys.readouterr().err
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
