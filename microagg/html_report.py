@@ -200,9 +200,9 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
                   + ("not asked for." if not sweep_ks else "too many records, a block engine, k values out of "
                      "range, or categorical quasi-identifiers (the sweep is numeric).") + "</p>")
     private, noise = "", ""
-    if aggregation.extras.get("differential_privacy"):
+    if aggregation.extras.get("differential_privacy"):  # ε, bounds, sensitivity, noise scale, seed (methods §7.3)
         noise = (" It also carries the seed of the Laplace noise: whoever holds it can take the noise off and read "
-                 "the exact group means.")  # ε, bounds, sensitivity and noise scale (docs/methods.md §7.3)
+                 "the exact group means.")
         rows = report[report["metric"].str.startswith("DP ") | (report["metric"] == "differential privacy ε")]
         private = f"<h2>Differential privacy</h2>{_table(rows[['metric', 'attribute', 'value', 'unit']])}"
     e = html.escape
