@@ -32,6 +32,7 @@ from microagg.metrics.risk import RULE_TITLES, RULES
 from microagg.partition.igd import REFINEMENTS, check_refine
 from microagg.registry import Method, Param, get_method, methods
 from microagg.roles import column_roles
+from microagg.rows import public
 from microagg.wishes import NAMES as WISHES
 from microagg.wishes import cells
 
@@ -1047,7 +1048,7 @@ def sl_heatmap(s: Setup) -> None:
 
 
 def tab_release(s: Setup, r: Result) -> None:
-    report = r.report()
+    report = public(r.report())  # the noise seed of an ε-DP release only in the files marked private
     st.dataframe(r.protected, height=320, width="stretch", hide_index=True)
     d1, d2, d3 = st.columns(3)
     d1.download_button("Download the release (CSV)", release_csv(r.protected), file_name="release.csv",
@@ -1060,8 +1061,9 @@ def tab_release(s: Setup, r: Result) -> None:
                             "One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
                             "it private, like the data.")
     st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
-               "(the commands below carry its seed: keep them private, like the data). Text cells a spreadsheet "
-               "would run as a formula get a leading quote.")
+               "(the commands below carry its seed, and the noise's seed of an ε-DP release: keep them private, like "
+               "the data; the report's CSV leaves the noise seed out). Text cells a spreadsheet would run as a formula "
+               "get a leading quote.")
     st.subheader("Report")
     st.dataframe(tables.headline(report), hide_index=True, width="stretch",
                  height=table_height(len(tables.headline(report))))

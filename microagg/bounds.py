@@ -53,6 +53,11 @@ def check_bounds(bounds, d: int, who: str) -> np.ndarray:
     if bad.size:
         raise MicroaggError(f"bounds of {who}: the lower bound must be below the upper bound; column "
                             f"{int(bad[0])} has ({B[bad[0], 0]:g}, {B[bad[0], 1]:g}).")
+    with np.errstate(over="ignore"):
+        wide = np.flatnonzero(~np.isfinite(B[:, 1] - B[:, 0]))
+    if wide.size:
+        raise MicroaggError(f"bounds of {who}: the width upper − lower of column {int(wide[0])} overflows float64 "
+                            f"({B[wide[0], 0]:g}, {B[wide[0], 1]:g}); give bounds less than 1.8e308 apart.")
     return B
 
 

@@ -31,6 +31,7 @@ from .pipeline import microaggregate
 from .recipe import next_name, split_names
 from .registry import get_method, methods
 from .reproduce import REPRODUCIBLE, summary
+from .rows import public
 from .warmup import Compiles
 
 
@@ -198,13 +199,18 @@ def cmd_run(args) -> int:
 
 
 def print_report(report: pd.DataFrame, full: bool) -> None:
-    """The report's overall rows, formatted (``--full``: every row and column)."""
+    """The report's overall rows, formatted (``--full``: every row and column), without the rows that hold a
+    secret (``rows.public``: the noise seed, which undoes the noise, goes only into the private HTML report)."""
+    shown = public(report)
     if full:
         with pd.option_context("display.max_colwidth", 80, "display.width", 160):
-            print(tables.formatted(report).to_string(index=False))
+            print(tables.formatted(shown).to_string(index=False))
     else:
-        print(tables.overall_text(report))
-        print(f"({len(report)} rows with the per-attribute values, directions and sources: --full)")
+        print(tables.overall_text(shown))
+        print(f"({len(shown)} rows with the per-attribute values, directions and sources: --full)")
+    if len(shown) < len(report):
+        print("(not printed: the noise seed, which undoes the noise; it is in the HTML report, --report, to keep "
+              "private)")
 
 
 def _list(args, name: str) -> list[str] | None:

@@ -200,16 +200,18 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     sweep_note = ("" if sweep is not None else "<p class='note'>No sweep over k: "
                   + ("not asked for." if not sweep_ks else "too many records, a block engine, k values out of "
                      "range, or categorical quasi-identifiers (the sweep is numeric).") + "</p>")
-    private = ""
-    if aggregation.extras.get("differential_privacy"):  # ε, bounds, sensitivity and noise scale (docs/methods.md §7.3)
+    private, noise = "", ""
+    if aggregation.extras.get("differential_privacy"):  # ε, bounds, sensitivity, noise scale, seed (methods §7.3)
+        noise = (" It also carries the seed of the Laplace noise: whoever holds it can take the noise off and read "
+                 "the exact group means.")
         rows = report[report["metric"].str.startswith("DP ") | (report["metric"] == "differential privacy ε")]
         private = f"<h2>Differential privacy</h2>{_table(rows[['metric', 'attribute', 'value', 'unit']])}"
     e = html.escape
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = f"""<h1>Release report: {e(method.title)}, k = {rel.k}</h1>
 <p class="private"><b>Keep this file private, like the original data.</b> The recipe below carries the seed of the
-shuffle: whoever holds it and the original can pair every released row with its respondent. Publish the release
-file, not this report.</p>
+shuffle: whoever holds it and the original can pair every released row with its respondent.{noise} Publish the
+release file, not this report.</p>
 <p class="note">Made {e(made)} by microagg. Method: {e(method.summary)} ({e(method.source)}).</p>
 <h2>Parameters</h2>{_pairs(params)}{private}
 <h2>Data</h2>{_pairs(summary)}

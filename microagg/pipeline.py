@@ -165,6 +165,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                             f"takes a 'seed' too: pass that one in {'method' if clash[0] is part else 'aggregation'}"
                             "_params={'seed': ...} (then seed= is the shuffle's).")
     roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata, ordinal, nominal, sampling_weights)
+    stages.check_insensitive("given labels" if given else part.name, mp, agg.name, ap, len(roles.masked))
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
     prep = stages.standardize(df, roles, k, missing)
     if labels is None:

@@ -1,7 +1,8 @@
 """The Python call and the command line that reproduce a release exactly (shown by the dashboard).
 
-They carry the shuffle's seed: keep them private, like the original data (whoever has the seed and the
-original can undo the shuffle).
+They carry the shuffle's seed and, for an ε-differentially private release, the noise's: keep them private, like
+the original data (whoever has the shuffle's seed and the original can undo the shuffle; whoever has the noise's
+seed can take the noise off).
 
 The command line's lists of names (``--columns a,b``, ``--ordinal 'col=low<high'``) are written by
 :func:`join_names` and read by :func:`split_names`: a name holding the separator, a quote, ``=`` or ``<``, or

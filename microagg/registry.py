@@ -86,8 +86,8 @@ class Param:
             return "one of " + ", ".join(map(repr, self.choices))
         if self.low is None and self.high is None:
             return ""
-        lo = "(" if self.low_open else "["
-        hi = ")" if self.high_open else "]"
+        lo = "(" if self.low_open or self.low is None else "["  # infinity is never a value (``validate``)
+        hi = ")" if self.high_open or self.high is None else "]"
         low = "-inf" if self.low is None else f"{self.low:g}"
         high = "inf" if self.high is None else f"{self.high:g}"
         return f"{lo}{low}, {high}{hi}"
@@ -118,8 +118,8 @@ class Param:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise MicroaggError(f"{where} must be a number; got {value!r}.")
             value = float(value)
-            if value != value:
-                raise MicroaggError(f"{where} must be a number, not NaN.")
+            if not np.isfinite(value):
+                raise MicroaggError(f"{where} must be a finite number; got {value!r}.")
         else:  # pragma: no cover - programming error in a registration
             raise TypeError(f"unknown parameter type {self.type!r}")
         too_low = self.low is not None and (value <= self.low if self.low_open else value < self.low)
@@ -229,6 +229,14 @@ class Method:
         ``delta``/``relative``/``w``/``weights``/``w_seed``
         are then the settings of SL in its release's report (``microagg.wishes``)."""
         return bool(self.extras.get("personalized_privacy", False))
+
+    def insensitive(self, params: dict[str, Any]) -> bool:
+        """Whether a partitioner with these resolved ``params`` is insensitive: replacing one record changes at most
+        one member of each group, the property the Laplace aggregation's noise is calibrated to (docs/methods.md
+        §7). Registered as ``insensitive={parameter: required value, ...}``; decided by the method and its
+        parameters, never by the data."""
+        required = self.extras.get("insensitive")
+        return required is not None and all(params.get(n) == v for n, v in required.items())
 
     def param(self, name: str) -> Param:
         for p in self.params:

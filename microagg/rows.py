@@ -3,6 +3,7 @@ statistics, column roles and what was withheld, shared by the in-memory release 
 
 from __future__ import annotations
 
+PRIVATE = "(keep private)"  # ends the metric of a row that holds a secret: the noise seed, which undoes the noise
 NOT_RECORD_LEVEL = ("NOT guaranteed: each attribute was grouped separately, so every released value is shared by "
                     ">= k records in its own column, but whole released rows are generally not k-anonymous")
 
@@ -11,6 +12,12 @@ def report_row(metric, value, unit="", direction="", source="", attribute="all")
     """One row of a release's report."""
     return {"metric": metric, "attribute": attribute, "value": value, "unit": unit, "direction": direction,
             "source": source}
+
+
+def public(report):
+    """``report`` (a DataFrame of rows) without the rows that hold a secret (:data:`PRIVATE`): what may be printed,
+    shown or downloaded outside a file marked private (docs/methods.md §7.3)."""
+    return report[~report["metric"].astype(str).str.endswith(PRIVATE)]
 
 
 def group_rows(stats: dict, where: str = "all") -> list[dict]:

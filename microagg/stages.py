@@ -28,6 +28,7 @@ import pandas as pd
 
 from .aggregate.categorical import nominal_mode, ordinal_median
 from .aggregate.survey import weighted_group_values
+from .bounds import BOUNDS, check_bounds
 from .categories import NOMINAL, ORDINAL, Categories, encode
 from .engines import MEMORY, Blocks, Memory
 from .errors import MicroaggError
@@ -40,7 +41,7 @@ from .partition.missing import PATTERN_PENALTY, mdav_missing
 from .preprocess import Standardizer, check_scale, numeric_matrix
 from .preprocess import renormalize as renormalized
 from .preprocess import standardize as zscores
-from .registry import Method, get_method
+from .registry import Method, get_method, methods
 from .release import Release
 from .roles import Roles, sampling_weights, stratum_ids
 from .safety import class_ids, key_codes, meaningful_index, permutation, uniform_patterns
@@ -325,6 +326,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
     one when None, recorded) unless ``shuffle`` is False (README, "Publishing a release safely")."""
     df, roles, k, V = prep.df, prep.roles, prep.k, masked.V
     _check_private(masked.name, roles, keep_index, engine_info)
+    check_insensitive(method, method_params, masked.name, aggregation_params, len(roles.masked))
     order, seed = permutation(len(df), seed) if shuffle else (np.arange(len(df)), None)
     cats, codes_p = prep.cats, masked.codes
     masked_only = k_anonymity(V if codes_p is None else np.column_stack([V, codes_p]), k)
@@ -391,6 +393,33 @@ def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info
                             f"{', '.join(given)} would release columns unchanged beside them or partition inside "
                             "strata or blocks, which its noise does not account for: leave them out (mask every "
                             "column you release); no release was made.")
+
+
+def check_insensitive(method: str, method_params: dict, aggregation: str, aggregation_params: dict, d: int) -> None:
+    """An ε-differentially private aggregation calibrates its noise to an insensitive partition: refuse every
+    partition but a method registered ``insensitive`` with its required parameters (``Method.insensitive``) and,
+    for one that takes bounds, the aggregation's own bounds. Decided by the method, before any computation where
+    the caller can (``microaggregate``), never by whether other groups happen to equal the insensitive ones on
+    these data: that coincidence would make the release itself depend on the data (docs/methods.md §7)."""
+    if not get_method("aggregate", aggregation).extras.get("differential_privacy"):
+        return
+    allowed = " or ".join(f"'{m.name}'" + "".join(f" with {n}={v!r}" for n, v in m.extras["insensitive"].items())
+                          for m in methods("partition") if m.extras.get("insensitive") is not None)
+    part = None if method not in {m.name for m in methods("partition")} else get_method("partition", method)
+    if part is None or not part.insensitive(method_params):
+        given = "labels computed elsewhere" if part is None else \
+            f"method '{method}'" + "".join(f" with {n}={method_params[n]!r}" for n in
+                                           (part.extras.get("insensitive") or {}) if n in method_params)
+        raise MicroaggError(f"aggregation '{aggregation}' calibrates its noise to an insensitive partition, made by "
+                            f"{allowed} (docs/methods.md §7); got {given}. Whether a release is ε-differentially "
+                            "private depends on the method, not on whether its groups happen to equal the "
+                            "insensitive ones on these data, so no other partition is taken; no release was made.")
+    own, theirs = method_params.get(BOUNDS.name), aggregation_params.get(BOUNDS.name)
+    if BOUNDS.name in method_params and theirs is not None and (own is None or not np.array_equal(
+            check_bounds(own, d, f"method '{method}'"), check_bounds(theirs, d, f"aggregation '{aggregation}'"))):
+        raise MicroaggError(f"method '{method}' must order the records by the bounds the noise of aggregation "
+                            f"'{aggregation}' is calibrated to; got {own!r} and {theirs!r}: give the bounds once "
+                            "(bounds=...), for both; no release was made.")
 
 
 def _coverage(df: pd.DataFrame, codes: np.ndarray, V: np.ndarray, uncovered: list[str], k: int):

@@ -17,19 +17,27 @@ COUNTS = {"groups", "pairs", "cells"}  # units whose values are counts
 # divided by the total variance: NaN when every record is identical (SST = 0)
 OVER_SST = {"IL", "partition IL", "IL1s", "PIL"}
 UNDEFINED = "undefined (every record identical)"
+NOT_COMPUTED = "not computed"  # begins the source of a metric's row that float64 could not compute (NaN value)
+HUGE = 1e15  # from here on a number is written with an exponent (its digits would not be significant)
 
 
 def format_value(value, unit: str = "") -> str:
     """``value`` as text for its ``unit``: counts as integers with thousands separators, percentages to two
     decimals, whole numbers as integers, other numbers to four significant digits without an exponent unless
-    tiny; text unchanged."""
+    tiny or huge (from 1e15 on); infinities as ``inf``; text unchanged."""
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if not isinstance(value, numbers.Real):
         return str(value)
+    if isinstance(value, int):  # exact, however large
+        return f"{value:,}"
     v = float(value)
     if v != v:
         return "n/a"
+    if not np.isfinite(v):
+        return "inf" if v > 0 else "-inf"
+    if abs(v) >= HUGE:
+        return f"{v:.4g}"
     if unit in COUNTS or isinstance(value, numbers.Integral) or (unit != "%" and v.is_integer()):
         return f"{round(v):,}"
     if unit == "%":
@@ -45,10 +53,13 @@ def format_value(value, unit: str = "") -> str:
 
 def formatted(report: pd.DataFrame) -> pd.DataFrame:
     """``report`` with its ``value`` column as text formatted by unit; IL and the measures divided by the total
-    variance read "undefined" when every record is identical."""
+    variance read "undefined" when every record is identical, a metric float64 could not compute "not computed"
+    (the reason is in its ``source``)."""
     out = report.copy()
-    out["value"] = [UNDEFINED if m in OVER_SST and v != v else format_value(v, u)
-                    for m, v, u in zip(report["metric"], report["value"], report["unit"])]
+    out["value"] = [NOT_COMPUTED if v != v and str(s).startswith(NOT_COMPUTED) else
+                    UNDEFINED if m in OVER_SST and v != v else format_value(v, u)
+                    for m, v, u, s in zip(report["metric"], report["value"], report["unit"],
+                                          report.get("source", pd.Series("", index=report.index)))]
     return out
 
 

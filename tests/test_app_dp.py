@@ -28,3 +28,19 @@ def test_laplace_asks_for_bounds_then_releases_what_the_library_releases():
     ok(at)
     assert any("has no map here" in i.value for i in at.info)
     assert not any(b.label == "Compute the map" for b in at.button)
+
+
+def test_the_noise_seed_is_shown_only_in_the_commands_marked_private():
+    """The report on the page and its CSV download (the same table) leave the noise seed out: whoever holds it takes
+    the noise off. The reproducing commands, which the page marks private, carry it."""
+    at = start()
+    at.session_state["method"], at.session_state["aggregation"] = INSENSITIVE, LAPLACE
+    at.session_state["a-laplace-bounds"], at.session_state["a-laplace-noise_seed"] = ",".join(["0:1e6"] * 13), 4321
+    at.session_state["tab"], at.session_state["report-open"] = "Release", True
+    at.run()
+    ok(at)
+    report = next(d.value for d in at.dataframe if "source" in getattr(d.value, "columns", []))
+    assert "differential privacy ε" in set(report["metric"]) and not report["metric"].str.contains("seed").any()
+    assert "4321" not in report.to_string()
+    assert all("noise_seed=4321" in c.value for c in at.code)
+    assert any("noise's seed" in c.value and "keep them private" in c.value for c in at.caption)

@@ -18,6 +18,8 @@ def test_bounds_as_pairs_or_text_and_their_refusals():
         check_bounds("0:1,a:b", 2, "m")
     with pytest.raises(ma.MicroaggError, match="finite"):
         check_bounds([[0, np.inf]], 1, "m")
+    with pytest.raises(ma.MicroaggError, match="width upper − lower of column 1 overflows"):  # infinite noise before
+        check_bounds([[0, 1], [-1e308, 1e308]], 2, "m")
 
 
 def test_ranked_blocks_cut_the_sorted_values_and_ties_go_to_the_lower_index():

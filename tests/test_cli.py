@@ -140,3 +140,20 @@ def test_run_prints_a_compact_report_unless_full(capsys):
     assert main(["run", "--dataset", "census", "--k", "5", "--full"]) == 0
     full = capsys.readouterr().out.splitlines()
     assert len(full) > len(compact) + 50 and any("AFNLWGT" in line and "SDID" in line for line in full)
+
+
+def test_the_noise_seed_of_a_private_release_is_never_printed(tmp_path, capsys):
+    """The noise seed undoes the noise: neither the compact report nor --full prints it (both did); the HTML report,
+    marked private, holds it."""
+    run = ["run", "--dataset", "uniform", "--data-param", "n=200", "--data-param", "d=2", "--k", "10", "--method",
+           "insensitive_mdav", "--aggregation", "laplace", "--param", "bounds=0:40000,0:40000", "--param",
+           "noise_seed=987654321"]
+    for extra in ([], ["--full"]):
+        assert main([*run, *extra]) == 0
+        out = capsys.readouterr().out
+        assert "987654321" not in out and "DP noise seed" not in out
+        assert "not printed: the noise seed" in out and "differential privacy ε" in out
+    assert main([*run, "--report", str(tmp_path / "report.html")]) == 0
+    assert "987654321" not in capsys.readouterr().out
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "987654321" in page and "Keep this file private" in page

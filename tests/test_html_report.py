@@ -118,3 +118,5 @@ def test_a_differentially_private_release_states_its_accounting():
     assert len(scale) == 2 and all(f"{v:g}"[:5] in section.replace(",", "") for v in scale)
     assert "differential privacy ε" in section and "[0, 40000]" in section and "DP sensitivity" in section
     assert re.search(r"noise_seed of laplace</td>\s*<td>11<", page)
+    private = page[page.index('<p class="private">'):page.index("</p>", page.index('<p class="private">'))]
+    assert "seed of the Laplace noise" in private  # the file that holds the noise seed says why it is private

@@ -4,10 +4,12 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
+from microagg.cli import main
 
 
 @st.composite
@@ -54,3 +56,42 @@ def test_median_release_is_an_exact_group_median(df):
     for c in df.columns:
         want = df[c].groupby(rel.labels).transform("median").to_numpy()
         assert relative_error(rel.in_input_order()[c].to_numpy(), want).max() <= 1e-9, c
+
+
+@pytest.fixture(scope="module")
+def plain():
+    """40 Tarragona records and the report of their release at their own magnitude."""
+    df = ma.load_dataset("tarragona").iloc[:40, :4]
+    return df, ma.microaggregate(df, 3, seed=1).report()
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(-996, 996))
+def test_the_report_holds_every_row_at_every_magnitude(plain, exponent):
+    """The data multiplied by 2^e (exactly: 1e-300 to 6e300): the report has every row of the report at their own
+    magnitude and the same value in each (its metrics are invariant to a column's scale). It failed ("'g_il' must be
+    a number; got nan", "IL1s is undefined: every original attribute is constant")."""
+    df, want = plain
+    got = ma.microaggregate(np.ldexp(df, exponent), 3, seed=1).report()
+    assert got[["metric", "attribute"]].equals(want[["metric", "attribute"]])
+    for metric, attribute, a, b in zip(got["metric"], got["attribute"], got["value"], want["value"]):
+        same = a == b or (a != a and b != b)
+        assert same, (metric, attribute, a, b)
+
+
+@pytest.mark.parametrize("top", [6e300, 1e-300])
+def test_a_release_of_any_magnitude_is_reported_and_written_by_the_command_line(tmp_path, capsys, top):
+    """Values up to 6e300, or down to 1e-300 (scaled by a power of ten, not exactly): every metric computed, the
+    same as at their own magnitude to rounding, and the command line writes the release."""
+    df = ma.load_dataset("tarragona").iloc[:40, :4]
+    big = df / df.abs().max().max() * top
+    want = ma.microaggregate(df, 3, seed=1).report()
+    got = ma.microaggregate(big, 3, seed=1).report()
+    numbers = [isinstance(v, float) for v in want["value"]]
+    assert np.allclose(got["value"][numbers].astype(float), want["value"][numbers].astype(float), rtol=1e-6,
+                       equal_nan=True)
+    assert not got["source"].str.startswith("not computed").any()
+    big.to_csv(tmp_path / "big.csv", index=False)
+    assert main(["run", "--input", str(tmp_path / "big.csv"), "--k", "3", "--out", str(tmp_path / "out.csv")]) == 0
+    assert "n/a" not in capsys.readouterr().out
+    assert len(pd.read_csv(tmp_path / "out.csv")) == 40

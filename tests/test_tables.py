@@ -28,3 +28,18 @@ def test_il_of_identical_records_reads_undefined_and_other_missing_values_n_a():
     report = pd.DataFrame({"metric": ["IL", "SDID"], "attribute": ["all", "all"], "value": [np.nan, np.nan],
                            "unit": ["%", "%"]})
     assert tables.formatted(report)["value"].tolist() == [tables.UNDEFINED, "n/a"]
+
+
+def test_infinite_and_huge_values_are_formatted():
+    """An infinite or huge figure (a noise scale, a sensitivity, a loss) is written, never an OverflowError."""
+    f = tables.format_value
+    assert f(float("inf"), "original units") == "inf" and f(-np.inf, "groups") == "-inf" and f(np.inf, "%") == "inf"
+    assert f(4e296, "original units") == "4e+296" and f(-1.5e300, "") == "-1.5e+300" and f(2e20, "records") == "2e+20"
+    assert f(12345678901234567890, "") == "12,345,678,901,234,567,890"  # an exact integer stays exact
+    assert f(123456.0, "original units") == "123,456"
+
+
+def test_a_metric_not_computed_reads_so_with_its_reason_in_the_source():
+    report = pd.DataFrame({"metric": ["DLD", "SDID"], "attribute": ["all", "all"], "value": [np.nan, np.nan],
+                           "unit": ["%", "%"], "source": ["not computed: float64 failed (...); Eq. 7", "Eq. 8"]})
+    assert tables.formatted(report)["value"].tolist() == ["not computed", "n/a"]

@@ -18,8 +18,11 @@ The budget is split equally over the d attributes: attribute j gets ε/d and b_j
 ε-differentially private by sequential composition. It is the Laplace mechanism on the centroids rescaled to the
 unit box, so the noise relative to each attribute's range is the same for all attributes.
 
-The labels are checked to be one of these two partitions of the same data (with the same bounds); any other
-labels would make the stated ε false, and are refused. Bounds must come from knowledge of the domain: bounds read
+A release is allowed by its partition's method (``stages.check_insensitive``: a method registered
+``insensitive``), never by its groups, which another method may happen to share on some data; here the labels are
+also checked to be one of these two partitions of the same data (with the same bounds), so that labels that are
+not would never get noise calibrated as if they were. ε must be a finite number > 0 (``Param.validate``), and a
+noise scale whose draws could overflow float64 is refused. Bounds must come from knowledge of the domain: bounds read
 off the data would make the noise depend on the data's extremes. A value outside its bounds is refused, unless
 ``clip=True`` moves it onto the bound before the means are taken (the partition keeps the unclipped order, which
 depends on each record alone).
@@ -33,12 +36,17 @@ from ..bounds import BOUNDS, check_bounds, insensitive_keys, ranked_blocks
 from ..errors import MicroaggError
 from ..labels import check_labels
 from ..registry import Param, register
-from ..rows import report_row
+from ..rows import PRIVATE, report_row
 
 SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014; Sánchez, Domingo-Ferrer, Martínez & Soria-Comas 2016"
 WHO = "aggregation 'laplace'"
 PARTITIONS = {1: "insensitive MDAV (Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014)",
               2: "individual ranking with fixed groups (Sánchez, Domingo-Ferrer, Martínez & Soria-Comas 2016)"}
+
+
+# numpy draws a Laplace variate from u on a grid of 2^-53 in (0, 1): |draw| / b_j <= -log(2^-52) < 37. A scale for which
+# the bound plus LAPLACE_REACH·b_j stays finite never publishes an infinity, whatever the data and the seed.
+LAPLACE_REACH = 40.0
 
 
 def _same_partition(a: np.ndarray, b: np.ndarray) -> bool:
@@ -92,7 +100,14 @@ def _release(X, labels, epsilon, bounds, noise_seed, clip):
                             "knowledge of the domain (not from the data), or pass clip=True to move them onto the "
                             "bounds.")
     S = sensitivity(X, labels, B)
-    scale = S * d / epsilon
+    with np.errstate(over="ignore"):
+        scale = S * d / epsilon
+        reach = np.abs(B).max(axis=1) + LAPLACE_REACH * scale
+    if not np.isfinite(reach).all():
+        j = int(np.flatnonzero(~np.isfinite(reach))[0])
+        raise MicroaggError(f"{WHO}: the noise scale b_j = d·S_j/ε of column {j} is {scale[j]:.3g} (S_j = {S[j]:.3g}, "
+                            f"ε = {epsilon:g}): its draws would overflow float64 and publish infinities. Raise ε or "
+                            "narrow the bounds.")
     Xc = np.clip(X, B[:, 0], B[:, 1]) if clip else X
     seed = int(np.random.SeedSequence().entropy % 2**63) if noise_seed is None else int(noise_seed)
     rng = np.random.default_rng(seed)
@@ -105,7 +120,7 @@ def _release(X, labels, epsilon, bounds, noise_seed, clip):
             report_row("DP accounting", f"ε/d = {epsilon / d:g} per attribute (d = {d}, sequential composition); "
                        "neighbours differ in one record; noise on the means of " + PARTITIONS[labels.ndim],
                        source="docs/methods.md §7.3"),
-            report_row("DP noise seed (keep private)", str(seed), source="docs/methods.md §7.3"),
+            report_row(f"DP noise seed {PRIVATE}", str(seed), source="docs/methods.md §7.3"),
             report_row("DP values clipped to the bounds", int(outside.sum()) if clip else "none (clip=False)",
                        "cells" if clip else "", source="docs/methods.md §7.3")]
     for t in range(d):

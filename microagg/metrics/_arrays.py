@@ -36,3 +36,21 @@ def pair(Z, Zp, names=("original", "protected")) -> tuple[np.ndarray, np.ndarray
     check_finite(Z, what=f"{names[0]} attribute")
     check_finite(Zp, what=f"{names[1]} attribute")
     return Z, Zp
+
+
+# a column whose largest magnitude lies in [2^-400, 2^400] is left as it is: its squares and products, summed over
+# any number of records, neither overflow nor underflow
+SAFE_EXPONENT = 400
+
+
+def rescaled(X: np.ndarray, *others: np.ndarray) -> list[np.ndarray]:
+    """``X`` (n x d) and the ``others`` of its shape with every column whose largest magnitude in ``X`` lies outside
+    [2^-400, 2^400] divided by the power of two of that magnitude: exact, and every metric in original units is
+    invariant to a column's scale (a ratio, a correlation, a rank, an equality), so it is computed as exactly at
+    1e-300 or 1e300 as at 1 rather than on sums of squares that underflowed or overflowed. The scale is the
+    original's, so that a release far larger than it (noise of 1e300) cannot push the original into underflow."""
+    with np.errstate(invalid="ignore"):
+        top = np.nanmax(np.abs(X), axis=0) if len(X) else np.zeros(X.shape[1])
+    e = np.frexp(np.nan_to_num(top))[1]
+    e = np.where(np.abs(e) > SAFE_EXPONENT, e, 0)
+    return [np.ldexp(a, -e) for a in (X, *others)]

@@ -172,12 +172,13 @@ def resolve(params: dict, owner: str = "evaluate") -> dict:
 class Context:
     """The inputs of one evaluation and the work its metrics share.
 
-    ``X``, ``Xp`` (original units), ``Z``, ``Zp`` (z-scores of the original), ``names``, ``labels`` (checked, or
-    None), ``params`` (:func:`resolve`), ``Zc`` (z-scores of confidential columns released unchanged) and
-    ``key_classes`` (the class of every record on key columns released unmasked), ``Xc`` and ``conf_names`` (the
-    original values and names of those confidential columns), ``categories`` (names, kinds, original codes,
-    released codes, number of categories of the ordinal and nominal quasi-identifiers, or None) and ``weights`` (the
-    sampling weights, or None), all validated by the caller.
+    ``X``, ``Xp`` (original units; a column of a magnitude beyond 2^±400 divided by a power of two,
+    ``_arrays.rescaled``, which no metric in original units sees), ``Z``, ``Zp`` (z-scores of the original),
+    ``names``, ``labels`` (checked, or None), ``params`` (:func:`resolve`), ``Zc`` (z-scores of confidential columns
+    released unchanged) and ``key_classes`` (the class of every record on key columns released unmasked), ``Xc`` and
+    ``conf_names`` (the original values and names of those confidential columns), ``categories`` (names, kinds,
+    original codes, released codes, number of categories of the ordinal and nominal quasi-identifiers, or None) and
+    ``weights`` (the sampling weights, or None), all validated by the caller.
     """
 
     def __init__(self, X: np.ndarray, Xp: np.ndarray, Z: np.ndarray, Zp: np.ndarray, names: list[str],

@@ -12,7 +12,8 @@ import pandas as pd
 from ..errors import MicroaggError
 from ..labels import check_labels
 from ..preprocess import Standardizer, as_frame, numeric_matrix, select_columns
-from ._arrays import pair
+from ..tables import NOT_COMPUTED
+from ._arrays import pair, rescaled
 from .registry import Context, computations, get_metric, resolve
 
 COLUMNS = ["metric", "attribute", "value", "unit", "direction", "source"]
@@ -73,7 +74,9 @@ def context(X, Xp, Z, Zp, names, labels=None, *, Zc=None, key_classes=None, Xc=N
     """The inputs of :func:`evaluate_arrays`, checked, as a :class:`~microagg.metrics.registry.Context` whose
     ``value(name)`` computes one registered metric (and only the work it needs)."""
     prm = resolve(params)
-    X, Xp = pair(X, Xp)
+    X, Xp = rescaled(*pair(X, Xp))
+    if Xc is not None:
+        Xc = rescaled(np.asarray(Xc, dtype=np.float64))[0]
     Z, Zp = pair(Z, Zp, ("original z-scores", "protected z-scores"))
     names = [str(c) for c in names]
     n, d = X.shape
@@ -106,7 +109,9 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     (``Context``), for the categorical metrics (docs/metrics.md §4.25). One row per registered metric whose needs
     these inputs meet; a metric's per-attribute values are one per column of ``names`` or, as a dict, per
     attribute it names. ``metrics``: the names of the metrics to compute (their rows only, the same values),
-    default every one."""
+    default every one. A computation that float64 cannot carry out on these values (an eigenvalue solver that
+    does not converge on noise of 1e300, say) gives its metrics a row each with value NaN and, in ``source``, "not
+    computed" and the reason: the other rows, and the release, stand."""
     ctx = context(X, Xp, Z, Zp, names, labels, Zc=Zc, key_classes=key_classes, Xc=Xc, conf_names=conf_names,
                   categories=categories, sampling_weights=sampling_weights, **params)
     wanted = None if metrics is None else {get_metric(name).name for name in
@@ -115,7 +120,16 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
     for comp in computations():
         if not ctx.applies(comp) or (wanted is not None and wanted.isdisjoint(m.name for m in comp.metrics)):
             continue
-        values = ctx.results(comp)
+        try:
+            with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):  # inf, NaN: shown
+                values = ctx.results(comp)
+        except MicroaggError:
+            raise
+        except (ArithmeticError, ValueError, IndexError) as exc:  # float64 gave up on these values: said, no stop
+            rows += [(m.name, "all", float("nan"), m.unit, m.direction,
+                      f"{NOT_COMPUTED}: float64 failed on these values ({type(exc).__name__}: {exc}); {m.source}")
+                     for m in comp.metrics if wanted is None or m.name in wanted]
+            continue
         for m in (m for m in comp.metrics if m.name in values and (wanted is None or m.name in wanted)):
             value, each = values[m.name] if isinstance(values[m.name], tuple) else (values[m.name], None)
             rows.append((m.name, "all", value, m.unit, m.direction, m.source))

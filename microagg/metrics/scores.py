@@ -55,9 +55,14 @@ _NEEDS = ("metrics",)
            "(DR (Mortazavi & Jalili 2017) + PIL)/2.", _MJ, ("p",), _NEEDS),
 )
 def _mortazavi(ctx) -> dict:
-    dr = dr_mortazavi(ctx.value("DLD lowest index"), ctx.value("SDID"))
-    si = float("nan") if ctx.constant else si_mortazavi(dr, ctx.value("PIL"))
+    dr = _defined(dr_mortazavi, ctx.value("DLD lowest index"), ctx.value("SDID"))
+    si = float("nan") if ctx.constant else _defined(si_mortazavi, dr, ctx.value("PIL"))
     return {"DR (Mortazavi & Jalili 2017)": dr, "SI (Mortazavi & Jalili 2017)": si}
+
+
+def _defined(score, *parts) -> float:
+    """``score(*parts)``, or NaN when a part is NaN (a component the report could not compute: its row says why)."""
+    return float("nan") if any(p != p for p in parts) else score(*parts)
 
 
 @register(
@@ -67,5 +72,6 @@ def _mortazavi(ctx) -> dict:
            "x·G_IL + (1 - x)·G_DR.", _OF, ("keys", "p", "si_weight"), _NEEDS),
 )
 def _oommen(ctx) -> dict:
-    gdr = g_dr(ctx.value("RLD"), ctx.value("ID"))
-    return {"G_DR": gdr, "SI (Oommen & Fayyoumi 2010)": si_oommen(ctx.value("G_IL"), gdr, ctx.params["si_weight"])}
+    gdr = _defined(g_dr, ctx.value("RLD"), ctx.value("ID"))
+    return {"G_DR": gdr,
+            "SI (Oommen & Fayyoumi 2010)": _defined(si_oommen, ctx.value("G_IL"), gdr, ctx.params["si_weight"])}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..aggregate.survey import relative_weights
 from ..partition.missing import partial_distances
 from ._arrays import correlation
 from .registry import LOWER, Metric, register
@@ -24,7 +25,13 @@ _NEEDS = ("z-scores", "sampling weights")
 
 
 def _weights(Z: np.ndarray, w) -> np.ndarray:
-    return np.ones(len(Z)) if w is None else np.asarray(w, dtype=np.float64)
+    """The weights relative to each other (``aggregate.survey.relative_weights`` over all records; every metric here
+    depends on their ratios only): no weighted sum overflows or loses the smallest weights, whatever their
+    magnitude, and equal weights are exactly 1."""
+    if w is None:
+        return np.ones(len(Z))
+    w = np.asarray(w, dtype=np.float64)
+    return relative_weights(w, np.zeros(len(w), dtype=np.int64), np.ones(len(w), dtype=bool), 1)
 
 
 def weighted_means(Z: np.ndarray, w=None) -> np.ndarray:

@@ -14,8 +14,7 @@ k from the corner outwards, the last group taking the n mod k rest (k..2k−1 re
 that record alone in the order, so each group loses at most one member and gains at most one.
 
 ``bounds=None`` uses the data's own box (each column's minimum and maximum): the partition is then k-anonymous
-but no longer insensitive, and the Laplace aggregation refuses its labels unless they coincide with the ones its
-own bounds give.
+but no longer insensitive, and the Laplace aggregation refuses it (its bounds must be the partition's).
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from ..registry import register
           summary="Records sorted by their distance to a corner fixed by the attribute bounds and cut into groups "
                   "of k: replacing one record changes at most one member of each group, so the Laplace aggregation "
                   "can make the release ε-differentially private.",
-          source=SOURCE, params=(BOUNDS,), bounded=True, original_units=True)
+          source=SOURCE, params=(BOUNDS,), bounded=True, original_units=True, insensitive={})
 def insensitive_mdav(X, k: int, bounds=None) -> np.ndarray:
     """Labels 0..m-1 from the corner outwards of the insensitive partition of ``X`` (original units; docs/methods.md
     §7.1)."""

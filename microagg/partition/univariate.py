@@ -91,6 +91,7 @@ def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "f
     source="Domingo-Ferrer & Mateo-Sanz 2002; Abidi, Ben Yahia & Perera 2018, §2.2.1",
     params=(_GROUPING,),
     record_level=False,
+    insensitive={"grouping": "fixed"},  # docs/methods.md §7.2; the optimal groups' boundaries depend on the data
 )
 def individual_ranking(Z, k: int, grouping: str = "fixed") -> np.ndarray:
     """Per-attribute labels (n x d): column t groups the records by attribute t alone."""

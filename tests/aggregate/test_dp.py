@@ -95,6 +95,8 @@ def test_refusals():
         laplace(X, labels, epsilon=0.0, bounds=BOX)
     with pytest.raises(ma.MicroaggError, match="epsilon"):
         laplace(X, labels, epsilon=-1.0, bounds=BOX)
+    with pytest.raises(ma.MicroaggError, match="epsilon"):
+        laplace(X, labels, epsilon=np.inf, bounds=BOX)
     narrow = BOX.copy()
     narrow[0, 1] = 5.0
     with pytest.raises(ma.MicroaggError, match="outside the bounds .*clip=True"):
@@ -193,10 +195,84 @@ def test_the_recipe_rebuilds_the_same_file(tmp_path):
     assert out.read_text() == rel.to_csv()
 
 
-def test_given_labels_with_any_ids_are_checked_like_the_partitions_own(census):
+def test_given_labels_are_taken_only_with_an_insensitive_method_named_and_checked_like_its_own(census):
     df, B = census
     labels = insensitive_mdav(df.to_numpy(dtype=float), 20, bounds=B) * 7 + 3  # the same partition, other ids
-    rel = ma.microaggregate(df, 20, labels=labels, aggregation="laplace", bounds=B, noise_seed=2)
+    rel = ma.microaggregate(df, 20, labels=labels, method="insensitive_mdav", aggregation="laplace", bounds=B,
+                            noise_seed=2)
     assert rel.anonymity["k_anonymous"]
+    with pytest.raises(ma.MicroaggError, match="labels computed elsewhere"):  # no method: nothing says how they came
+        ma.microaggregate(df, 20, labels=labels, aggregation="laplace", bounds=B)
     with pytest.raises(ma.MicroaggError, match="insensitive partition"):
-        ma.microaggregate(df, 20, labels=ma.partition.mdav(ma.standardize(df), 20), aggregation="laplace", bounds=B)
+        ma.microaggregate(df, 20, labels=ma.partition.mdav(ma.standardize(df), 20), method="insensitive_mdav",
+                          aggregation="laplace", bounds=B)
+
+
+# two clusters along the diagonal of the box: MDAV, and individual ranking with optimal groups, happen to make the
+# groups of the insensitive partitions on these data
+T = np.array([3.1, 4.7, 6.2, 8.9, 11.4, 13.3, 61.5, 64.2, 66.8, 69.1, 71.7, 74.6])
+COINCIDENCE = pd.DataFrame({"a": T, "b": 0.9 * T + 1.3})
+SQUARE = [(0.0, 100.0), (0.0, 100.0)]
+
+
+def test_the_coincidence_data_give_the_insensitive_groups_by_other_methods():
+    X = COINCIDENCE.to_numpy()
+    mdav_labels = ma.partition.mdav(ma.standardize(X), 6)
+    assert len(np.unique(np.column_stack([mdav_labels, insensitive_mdav(X, 6, bounds=SQUARE)]), axis=0)) == 2
+    assert np.array_equal(ma.partition.individual_ranking(X, 6, grouping="optimal"), individual(X, 6))
+
+
+@pytest.mark.parametrize("method,params", [("mdav", {}), ("projection", {}),
+                                           ("individual_ranking", {"grouping": "optimal"})])
+def test_a_release_is_refused_by_its_method_not_by_a_coincidence_of_the_data(method, params):
+    """MDAV, a projection and optimal grouping make the insensitive groups on these data, and were accepted: whether a
+    release is ε-DP never depends on that, so they are refused by method, before anything is computed, in
+    microaggregate and in the stages the dashboard calls."""
+    with pytest.raises(ma.MicroaggError, match=f"got method '{method}'.*not on whether its groups happen"):
+        ma.microaggregate(COINCIDENCE, 6, method=method, aggregation="laplace", bounds=SQUARE, noise_seed=1,
+                          identifiers=[], **params)
+    from microagg import stages
+    from microagg.roles import column_roles
+
+    prep = stages.standardize(COINCIDENCE, column_roles(COINCIDENCE, None, None, None, identifiers=[]), 6)
+    part, agg, mp, ap = stages.resolve_methods(method, "laplace", {"bounds": SQUARE, **params}, None, None)
+    labels = stages.partition(prep, part, mp)[0]
+    masked = stages.aggregate(prep, labels, agg, ap)  # the groups coincide: the noise's own check passes
+    with warnings.catch_warnings(), pytest.raises(ma.MicroaggError, match=f"got method '{method}'"):
+        warnings.simplefilter("ignore")
+        stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
+                       engine_info={"engine": "memory", "refine": "none"})
+
+
+def test_the_partition_must_use_the_bounds_of_the_noise(census):
+    df, B = census
+    with pytest.raises(ma.MicroaggError, match="bounds the noise .* is calibrated to"):
+        ma.microaggregate(df, 20, method="insensitive_mdav", aggregation="laplace", method_params={"bounds": B * 2},
+                          aggregation_params={"bounds": B})
+
+
+@pytest.mark.parametrize("epsilon", [np.inf, -np.inf, np.nan])
+def test_epsilon_must_be_a_finite_number(census, epsilon):
+    """ε = inf published the exact group means while the report said ε-DP: refused when the parameters are read."""
+    df, B = census
+    X = df.to_numpy(dtype=float)
+    with pytest.raises(ma.MicroaggError, match="'epsilon'.*finite"):
+        laplace(X, insensitive_mdav(X, 20, bounds=B), epsilon=epsilon, bounds=B)
+    with pytest.raises(ma.MicroaggError, match="'epsilon'.*finite"):
+        ma.microaggregate(df, 20, method="insensitive_mdav", aggregation="laplace", bounds=B, epsilon=epsilon)
+
+
+def test_noise_too_large_for_float64_is_refused_before_it_is_drawn():
+    """ε = 1e-320 makes b_j infinite: the release would be infinities (or NaN); a scale whose draws could overflow
+    is refused whatever the seed. A large finite one is released, and its report formats every figure."""
+    X = data(20)
+    labels = insensitive_mdav(X, 4, bounds=BOX)
+    with pytest.raises(ma.MicroaggError, match="noise scale .* too large for float64|overflow float64"):
+        laplace(X, labels, epsilon=1e-320, bounds=BOX)
+    V, rows = laplace_with_report(X, labels, epsilon=1e-290, bounds=BOX, noise_seed=0, clip=False)
+    assert np.isfinite(V).all()
+    from microagg import tables
+
+    report = pd.DataFrame(rows)
+    shown = dict(zip(report["metric"], tables.formatted(report)["value"]))
+    assert "e+29" in shown["DP Laplace scale b_j"] and shown["differential privacy ε"] == "1.0e-290"

@@ -57,3 +57,35 @@ def test_a_heavy_member_pulls_the_median_to_its_value():
     assert weighted_group_values(x, lab, "median", np.array([1.0, 1, 1, 1]))[0, 0] == 2.5
     assert weighted_group_values(x, lab, "median", np.array([1.0, 1, 1, 5]))[0, 0] == 4.0
     assert weighted_group_values(x, lab, "mean", np.array([1.0, 1, 1, 5]))[0, 0] == (1 + 2 + 3 + 20) / 8
+
+
+def _groups(seed, n=20):
+    rng = np.random.default_rng(seed)
+    labels = rng.permutation(np.repeat(np.arange(n // 5), 5))
+    Z = rng.normal(size=(n, 3))
+    Z[rng.random(Z.shape) < 0.1] = np.nan
+    return rng, labels, Z
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(-1074, 1023), st.floats(1.0, 2.0, exclude_max=True))
+def test_equal_weights_of_any_magnitude_give_the_unweighted_values_exactly(seed, exponent, mantissa):
+    """All weights equal to c, from the smallest subnormal float64 to the largest (all 1e308 gave NaN, all 5e-324
+    were off by 1e-5): the unweighted group values, bit for bit."""
+    _, labels, Z = _groups(seed)
+    c = np.ldexp(mantissa, exponent)
+    assert 0 < c < np.inf
+    for how in ("mean", "median"):
+        assert np.array_equal(weighted_group_values(Z, labels, how, np.full(len(Z), c)),
+                              weighted_group_values(Z, labels, how, None), equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(-1022, 1022))
+def test_weights_scaled_by_any_power_of_two_give_the_same_values(seed, exponent):
+    """Unequal weights from 2^-1022 to 1.3e308: only their ratios count, so scaling them changes nothing."""
+    rng, labels, Z = _groups(seed)
+    w = rng.uniform(1, 3, len(Z))
+    for how in ("mean", "median"):
+        assert np.array_equal(weighted_group_values(Z, labels, how, np.ldexp(w, exponent)),
+                              weighted_group_values(Z, labels, how, w), equal_nan=True)

@@ -122,3 +122,18 @@ def test_inputs_are_not_mutated(census_release):
     pd.testing.assert_frame_equal(df, before[0])
     pd.testing.assert_frame_equal(rel.protected, before[1])
     assert np.array_equal(rel.labels, before[2])
+
+
+def test_a_metric_float64_cannot_compute_says_so_in_its_row_and_the_others_stand():
+    """Noise of 1e300 (an ε-DP release with ε = 1e-300): the nearest-neighbour searches and the eigenvalue solver
+    give up; their rows say "not computed" with the reason, and every other row is computed (it raised before)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 100, size=(40, 3))
+    table = ma.evaluate(X, X + rng.laplace(0, 1e300, size=X.shape))
+    failed = table["source"].str.startswith("not computed")
+    assert failed.any() and not failed.all()
+    assert table.loc[failed, "value"].isna().all() and (table.loc[failed, "attribute"] == "all").all()
+    assert table.loc[failed, "source"].str.contains("float64 failed on these values").all()
+    assert _all(table)["IL"] > 1e100 and _all(table)["exact cells"] == 0
+    with pytest.raises(ma.MicroaggError, match="confidential"):  # bad parameters are still refused
+        ma.evaluate(X, X + 1, confidential=["nope"])

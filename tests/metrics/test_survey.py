@@ -47,3 +47,21 @@ def test_evaluate_adds_the_weighted_metrics_only_with_weights(census):
     assert rows["IL (weighted)", "all"] == pytest.approx(rows["IL", "all"], rel=1e-12)
     with pytest.raises(ma.MicroaggError, match="sampling_weights"):
         ma.evaluate(Z, Zp, sampling_weights=-np.ones(len(Z)))
+
+
+def _values(changes: dict) -> list:
+    return [v[0] if isinstance(v, tuple) else v for v in changes.values()]
+
+
+@pytest.mark.parametrize("c", [5e-324, 1e-300, 0.3, 1e300, 1e308, np.finfo(np.float64).max])
+def test_the_weighted_metrics_hold_at_any_magnitude_of_the_weights(census, c):
+    """Equal weights of any magnitude give the unweighted metrics exactly (all 1e308 gave NaN), and weights scaled
+    by a power of two give the same metrics."""
+    Z, _, Zp = census
+    equal = np.full(len(Z), c)
+    assert weighted_il(Z, Zp, equal) == weighted_il(Z, Zp)
+    assert _values(moment_changes(Z, Zp, equal)) == _values(moment_changes(Z, Zp))
+    w = np.random.default_rng(2).uniform(1, 2, len(Z))
+    scaled = np.ldexp(w, max(int(np.frexp(c)[1]) - 1, -1022))  # the same ratios, at the magnitude of c (or normal)
+    assert weighted_il(Z, Zp, scaled) == weighted_il(Z, Zp, w)
+    assert _values(moment_changes(Z, Zp, scaled)) == _values(moment_changes(Z, Zp, w))

@@ -187,7 +187,7 @@ def test_diverse_groups_checks_its_input():
     (([0, 1, 2],), {}, "every column is confidential"),
     (([7],), {}, "'confidential' must list column names or positions"),
     (([2],), {"c": 50}, "parameter 'c' of partition method 'hmpfsom'"),
-    (([2],), {"a": 0.0}, r"parameter 'a' of partition method 'hmpfsom' must lie in \(0, inf\]"),
+    (([2],), {"a": 0.0}, r"parameter 'a' of partition method 'hmpfsom' must lie in \(0, inf\)"),
     (([2],), {"scaling": "robust"}, "parameter 'scaling'.*must be one of"),
     (([2],), {"m": 1}, "parameter 'm'"),
     (([2],), {"max_iter": 0}, "parameter 'max_iter'"),

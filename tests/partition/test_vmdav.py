@@ -91,7 +91,7 @@ def test_gamma_zero_is_one_group_mdav_with_a_fixed_centroid():
 
 def test_bad_parameters():
     Z = np.zeros((10, 2))
-    with pytest.raises(ma.MicroaggError, match=r"'gamma'.*\[0, inf\]"):
+    with pytest.raises(ma.MicroaggError, match=r"'gamma'.*\[0, inf\)"):
         ma.partition.vmdav(Z, 2, gamma=-1)
     with pytest.raises(ma.MicroaggError, match="'centroid'.*one of"):
         ma.partition.vmdav(Z, 2, centroid="moving")
