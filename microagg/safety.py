@@ -53,9 +53,11 @@ def _numbers(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
         if pd.api.types.is_complex_dtype(s) or not (pd.api.types.is_object_dtype(s) or
                                                     pd.api.types.is_string_dtype(s)):
             return None
-        observed = int(s.notna().sum())
-        s = pd.to_numeric(s.map(lambda v: v.strip() if isinstance(v, str) else v), errors="coerce")
-        if 2 * int(s.notna().sum()) <= observed:
+        seen = s.dropna()
+        if 2 * seen.nunique() <= len(seen):  # record numbers are distinct and most of the observed cells
+            return None
+        s = pd.to_numeric(s.astype(str).str.strip(), errors="coerce")
+        if 2 * int(s.notna().sum()) <= len(seen):
             return None
     v = s.to_numpy(dtype=np.float64, na_value=np.nan)
     rows = np.flatnonzero(~np.isnan(v))
