@@ -170,8 +170,8 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     except MicroaggError as exc:
         if isinstance(data, pd.Series) and data.name is None:
             raise MicroaggError(f"data is an unnamed pandas Series, read as one column named '{df.columns[0]}': "
-                                f"{exc} Name the Series (s.rename('income')) or pass a DataFrame of the columns to "
-                                "mask.") from None
+                                f"{exc} A Series is one column: give it a name (s.rename('income')) and pass "
+                                "columns=['income'] to mask it, or pass a DataFrame.") from None
         raise
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
     prep = stages.standardize(df, roles, k, missing)

@@ -100,8 +100,8 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
     if not masked:
         withheld = "".join(f" {c} is withheld: {why}." for c, why in ids.items())
         raise MicroaggError("no column left to mask: every numeric column is confidential, an identifier, a key, a "
-                            f"stratum or kept.{withheld} Leave at least one quasi-identifier to mask (name it in "
-                            "'columns'; identifiers=[] if a withheld column is a quantity to mask).")
+                            f"stratum or kept.{withheld} Leave at least one quasi-identifier to mask: name it in "
+                            "'columns', which also masks a withheld column.")
     names = [str(c) for c in df.columns]
     missing = [c for c in keep if c not in names]
     if missing:

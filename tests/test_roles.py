@@ -73,8 +73,9 @@ def test_nothing_left_to_mask_says_what_was_withheld_and_why():
 def test_an_unnamed_series_gets_a_message_about_the_series(values):
     with pytest.raises(ma.MicroaggError, match=r"^data is an unnamed pandas Series, read as one column named 'x0': "
                                                r"no column left to mask.* x0 is withheld: its values look like record "
-                                               r"numbers.*Name the Series"):
+                                               r"numbers.*give it a name \(s\.rename\('income'\)\) and pass "
+                                               r"columns=\['income'\]"):
         ma.microaggregate(pd.Series(values), 3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert ma.microaggregate(pd.Series(values, name="age"), 3, identifiers=[]).masked == ["age"]
+        assert ma.microaggregate(pd.Series(values, name="income"), 3, columns=["income"]).masked == ["income"]
