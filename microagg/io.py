@@ -138,7 +138,7 @@ def _zero_padded(text: str, skip: int, delimiter: str, header: list[str], name: 
     (02134): such a column holds codes (postcodes, municipality or occupation codes), kept as text, since as
     numbers 02134 and 2134 would be one value and the zeros lost. The whole file is read as text only when a
     field starts with 0 and a digit."""
-    if not re.search(rf'(?:^|{re.escape(delimiter)})[ ]*"?0\d', text, re.MULTILINE):
+    if not re.search(rf'[{re.escape(delimiter)}\n" ]0\d', text):  # a field's first digit: after the header
         return {}
     try:
         raw = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, skiprows=skip + 1, dtype=str,
