@@ -33,6 +33,7 @@ from microagg.partition.igd import REFINEMENTS, check_refine
 from microagg.registry import Method, Param, get_method, methods
 from microagg.roles import column_roles
 from microagg.rows import public
+from microagg.safety import sampling_weight_columns
 from microagg.wishes import NAMES as WISHES
 from microagg.wishes import cells
 
@@ -494,12 +495,19 @@ def columns_section(df: pd.DataFrame, data_expr: str):
         st.error("This data has no numeric column: microaggregation needs numbers.")
         st.stop()
     ids = ma.identifiers(df)
+    weights = sampling_weight_columns(df)  # named like a sampling weight: proposed, never masked by default
     weight = st.selectbox("Sampling weights", [None, *numeric], key=f"weight:{data_expr}",
+                          index=numeric.index(weights[0]) + 1 if weights else 0,
                           format_func=lambda c: "none" if c is None else c,
                           help="A survey's design weights (positive numbers): the mean and median become weighted "
                                "and the report adds weighted metrics. Never masked; released only if you keep it "
-                               "(an exact weight can single a respondent out). docs/methods.md §8.")
-    columns = st.multiselect("Columns to mask", numeric, default=[c for c in numeric if c not in ids and c != weight],
+                               "(an exact weight can single a respondent out). A column named like a weight "
+                               "(weight, wgt, pw…) is proposed. docs/methods.md §8.")
+    if weights and weight == weights[0]:
+        st.caption(f"**{weight}** is named like a sampling weight, so it is proposed here; choose none to leave the "
+                   "release unweighted (it is then withheld, unless you mask or keep it).")
+    columns = st.multiselect("Columns to mask", numeric,
+                             default=[c for c in numeric if c not in ids and c not in weights and c != weight],
                              key=f"columns:{data_expr}",
                              help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
                                   "left out by default and dropped: a group value of an ID is often a real ID.")

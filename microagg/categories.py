@@ -3,9 +3,12 @@
 An **ordinal** column has an order of its categories: given by the user (``ordinal={"education": ["primary",
 "secondary", "tertiary"]}``), or, when the order is ``None``, the natural sort of its values: numbers by value,
 text by a digit-aware sort ("2 rooms" before "10 rooms") announced in a note, since the alphabet is rarely the
-order that matters. Its code is the category's position in the order. A **nominal** column has no order; its code
-is the category's rank of first appearance in the file. Categories are kept as they are (text stays text); a
-released category is always one of the column's own (``Categories.decode``).
+order that matters; an ordered pandas Categorical takes its own order. Its code is the category's position in the
+order. A **nominal** column has no order; its code is the category's rank of first appearance in the file.
+Categories are kept as they are (text stays text); a released category is always one of the column's own
+(``Categories.decode``). A column whose categories are unique per record (an identifier, or nearly: at least
+half of the records, and at least 10, hold a category no other record holds) is refused: its group's mode or
+median would publish such a respondent's own value.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ import pandas as pd
 from .errors import MicroaggError
 
 ORDINAL, NOMINAL = "ordinal", "nominal"
+# a column is refused as an identifier when at least this share of its records, and at least this many, hold a
+# category of their own: fewer distinct values are categories of a small file, not codes of its records
+UNIQUE_SHARE, UNIQUE_MIN = 0.5, 10
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,10 @@ def natural_key(value) -> tuple:
 
 
 def natural_order(col: pd.Series) -> list:
-    """The distinct values of ``col`` in their natural order: numbers by value, text by :func:`natural_key`."""
+    """The distinct values of ``col`` in their natural order: numbers by value, text by :func:`natural_key`; the
+    categories of an ordered pandas Categorical in its own order."""
+    if _ordered(col):
+        return list(col.cat.categories)
     seen = pd.unique(col.dropna())
     return sorted(seen) if pd.api.types.is_numeric_dtype(col) else sorted(seen, key=natural_key)
 
@@ -102,12 +111,32 @@ def encode(df: pd.DataFrame, ordinal: dict[str, list | None], nominal: list[str]
             kinds.append(ORDINAL)
         levels.append(np.asarray(uniq, dtype=None if pd.api.types.is_numeric_dtype(col) else object))
         codes.append(np.asarray(code, dtype=np.int64))
+        _check_not_unique(codes[-1], c, kinds[-1], levels[-1])
     return Categories(names, kinds, levels, np.column_stack(codes), tuple(notes))
+
+
+def _check_not_unique(code: np.ndarray, name: str, kind: str, levels: np.ndarray) -> None:
+    """Refuse a categorical column whose categories are unique per record or nearly (at least ``UNIQUE_SHARE`` of
+    the records, and ``UNIQUE_MIN``, alone in theirs): the lower median of a group is always one member's category
+    and the mode of a group of distinct categories is one too, so most groups would publish a real respondent's own
+    value on every one of their rows. Refused rather than warned: masking such a column cannot hide it, only
+    spread it."""
+    alone = np.bincount(code, minlength=len(levels))[code] == 1
+    if alone.sum() >= UNIQUE_MIN and alone.mean() >= UNIQUE_SHARE:
+        first = levels[code[np.flatnonzero(alone)[0]]]
+        first = first.item() if isinstance(first, np.generic) else first
+        raise MicroaggError(f"{kind} column '{name}' is unique per record: {100 * alone.mean():.0f} % of the records "
+                            f"hold a category no other record holds (e.g. {first!r}), so the "
+                            f"{'lower median' if kind == ORDINAL else 'mode'} of a group would publish a respondent's "
+                            f"own value (an identifier, or nearly). Leave it out of '{kind}' (identifiers=[...] "
+                            "withholds it), or merge its categories so that each is shared by several records.")
 
 
 def _order(col: pd.Series, name: str, order: list | None) -> tuple[np.ndarray, str | None]:
     """The categories of an ordinal column in order, and a note when the natural sort of text chose it."""
     seen = pd.unique(col)
+    if order is None and _ordered(col):
+        return np.asarray(col.cat.categories, dtype=object), None
     if order is None:
         if pd.api.types.is_numeric_dtype(col):
             return np.sort(seen), None
@@ -130,3 +159,8 @@ def _order(col: pd.Series, name: str, order: list | None) -> tuple[np.ndarray, s
         raise MicroaggError(f"ordinal column '{name}' has categories {unknown[:5]} that are not in its order {order}: "
                             "list every category, from lowest to highest.")
     return np.asarray(order, dtype=None if pd.api.types.is_numeric_dtype(col) else object), None
+
+
+def _ordered(col: pd.Series) -> bool:
+    """Whether ``col`` is an ordered pandas Categorical (its categories then carry their order)."""
+    return isinstance(col.dtype, pd.CategoricalDtype) and bool(col.cat.ordered)

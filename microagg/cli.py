@@ -181,7 +181,8 @@ def cmd_run(args) -> int:
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if rel.identifiers:
-        print("identifiers, neither masked nor released (--identifiers to choose): "
+        print("withheld, neither masked nor released (identifiers, and columns named like a sampling weight; "
+              "--identifiers or --sampling-weights to choose): "
               + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
     print_report(report, args.full)
     if args.report and rel.survey is not None:

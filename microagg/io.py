@@ -2,7 +2,8 @@
 
 ``read_csv`` is the one CSV reader of the API, the command line, the dashboard and the Dask engine:
 it detects the delimiter (comma, semicolon, tab) and the decimal mark, converts numbers written as
-text (thousands separators, percent signs) and says so, and refuses what it cannot read faithfully
+text (thousands separators, percent signs) and says so, keeps codes written with leading zeros (a postcode
+02134) and True/False columns as they are, and refuses what it cannot read faithfully
 (ragged rows, duplicate or missing headers, empty files, undecodable bytes) with a message naming
 the problem. ``write_csv`` writes atomically (a temporary file in the same directory, then a rename)
 and neutralises cells a spreadsheet would run as a formula (``spreadsheet_safe``);
@@ -71,14 +72,18 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
     head = _parse(text, skip, delimiter, header, ".", name, rows=SNIFF_ROWS)
     if head is None:
         raise MicroaggError(f"{name} has a header row ({', '.join(header)}) but no records.")
-    texts = [c for c in header if not _is_number_column(head[c])]
+    texts = [c for c in header if not _is_parsed(head[c])]
     decimal = _decimal(head[texts], delimiter) if texts else "."
     raw = _parse(text, skip, delimiter, header, decimal, name)
     commas = [c for c in texts if _is_number_column(raw[c])] if decimal == "," else []  # numbers with decimal commas
-    texts = [c for c in header if not _is_number_column(raw[c])]
+    texts = [c for c in header if not _is_parsed(raw[c])]
+    codes = _zero_padded(text, skip, delimiter, header, name)
     data, notes = {}, []
     for c in header:
-        if c in texts:
+        if c in codes:
+            data[c], note = codes[c]
+            notes.append(note)
+        elif c in texts:
             cells = raw[c].astype(object).where(raw[c].notna(), "").astype(str)
             data[c], note = _column(cells, c, decimal)
             notes += [note] if note else []
@@ -127,6 +132,35 @@ def _parse(text: str, skip: int, delimiter: str, header: list[str], decimal: str
 
 def _is_number_column(values: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+
+
+def _is_parsed(values: pd.Series) -> bool:
+    """Read by the parser as numbers or as True/False (kept as they are); anything else is text to look at."""
+    return _is_number_column(values) or pd.api.types.is_bool_dtype(values)
+
+
+def _zero_padded(text: str, skip: int, delimiter: str, header: list[str], name: str) -> dict[str, tuple]:
+    """``{column: (its cells as written, a note)}`` for every column with a code written with leading zeros
+    (02134): such a column holds codes (postcodes, municipality or occupation codes), kept as text, since as
+    numbers 02134 and 2134 would be one value and the zeros lost. The whole file is read as text only when a
+    field starts with 0 and a digit."""
+    if not re.search(rf'[{re.escape(delimiter)}\n" ]0\d', text):  # a field's first digit: after the header
+        return {}
+    try:
+        raw = pd.read_csv(io.StringIO(text), sep=delimiter, header=None, skiprows=skip + 1, dtype=str,
+                          keep_default_na=False, na_values=[], skip_blank_lines=True, engine="c")
+    except pd.errors.ParserError as exc:
+        raise MicroaggError(f"cannot read {name} as CSV: {exc}") from None
+    raw.columns = header
+    out = {}
+    for c in header:
+        cells = raw[c].str.strip()
+        padded = cells.str.fullmatch(r"0\d+")
+        if padded.any():
+            out[c] = (cells.where(~cells.isin(MISSING)).astype(object),
+                      f"column '{c}' holds codes written with leading zeros (e.g. {cells[padded].iloc[0]!r}): kept "
+                      "as text, as written, not read as numbers.")
+    return out
 
 
 def csv_header(f, encoding: str | None = None, name: str = "the CSV input") -> list[str]:

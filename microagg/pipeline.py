@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from . import stages
 from .checks import check_k
@@ -164,7 +165,15 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         raise MicroaggError(f"'seed' seeds the shuffle of the released rows, and {clash[0].kind} '{clash[0].name}' "
                             f"takes a 'seed' too: pass that one in {'method' if clash[0] is part else 'aggregation'}"
                             "_params={'seed': ...} (then seed= is the shuffle's).")
-    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata, ordinal, nominal, sampling_weights)
+    try:
+        roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata, ordinal, nominal,
+                             sampling_weights)
+    except MicroaggError as exc:
+        if isinstance(data, pd.Series) and data.name is None:
+            raise MicroaggError(f"data is an unnamed pandas Series, read as one column named '{df.columns[0]}': "
+                                f"{exc} A Series is one column: give it a name (s.rename('income')) and pass "
+                                "columns=['income'] to mask it, or pass a DataFrame.") from None
+        raise
     stages.check_insensitive("given labels" if given else part.name, mp, agg.name, ap, len(roles.masked))
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
     prep = stages.standardize(df, roles, k, missing)

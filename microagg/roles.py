@@ -11,7 +11,7 @@ import pandas as pd
 from .categories import spec
 from .errors import MicroaggError
 from .preprocess import select_columns
-from .safety import chosen_identifiers, class_ids, key_codes
+from .safety import chosen_identifiers, class_ids, key_codes, sampling_weight_columns, weight_reason
 
 
 @dataclass(frozen=True)
@@ -55,17 +55,20 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
 
     Identifiers (given, or detected by ``safety.identifiers`` when ``identifiers`` is None) are neither masked
     nor released; a detected one named in ``columns``, ``keep``, ``keys``, ``strata``, ``confidential`` or
-    ``sampling_weights`` is the user's choice and no longer one. The sampling-weight column is never masked
-    and is released only if listed in ``keep`` (docs/methods.md §8.6). Keys are released unmasked. By default
-    the masked columns are the numeric columns in no other role. ``df`` may be an empty frame with the data's
-    dtypes (the Dask engine).
+    ``sampling_weights`` is the user's choice and no longer one. A column that looks like a sampling weight
+    (``safety.sampling_weight_columns``) and has no role is withheld the same way, its reason saying how to use
+    it. The sampling-weight column is never masked (as a number or a category) and is released only if listed in
+    ``keep`` (docs/methods.md §8.6). A chosen column that mixes numbers and text is refused. Keys are released
+    unmasked. By default the masked columns are the numeric columns in no other role. ``df`` may be an empty frame
+    with the data's dtypes (the Dask engine).
     """
     conf = _confidential(df, confidential)
     keys, strata = _names(df, keys, "keys"), _names(df, strata, "strata")
     ordinal, nominal = spec(ordinal, nominal)
     cats = _names(df, list(ordinal), "ordinal") + _names(df, nominal, "nominal")
     keep = [] if keep is None else ([keep] if isinstance(keep, str) else [str(c) for c in keep])
-    weight = _weight_column(df, sampling_weights, columns, conf, strata, identifiers)
+    weight = _weight_column(df, sampling_weights, columns, conf, strata, identifiers, list(ordinal), nominal)
+    _check_mixed(df, ([columns] if isinstance(columns, str) else list(map(str, columns or []))) + cats)
     chosen = set(conf) | set(keys) | set(strata) | set(keep) | set(cats) | ({weight} if weight else set()) | \
         (set([columns] if isinstance(columns, str) else map(str, columns)) if columns is not None else set())
     ids = chosen_identifiers(df, identifiers)
@@ -76,6 +79,8 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
         if clash:
             raise MicroaggError(f"columns {clash} are listed in 'identifiers' (not released) and also chosen for the "
                                 "release ('columns', 'keep', 'keys', 'strata' or 'confidential'); list each once.")
+    weights = [c for c in sampling_weight_columns(df) if c not in chosen and c not in ids]
+    ids = {c: ids.get(c) or weight_reason(c) for c in map(str, df.columns) if c in ids or c in weights}
     masked = select_columns(df, columns) if columns is not None else \
         [c for c in select_columns(df, None) if c not in conf and c not in ids and c not in keys
          and c not in strata and c not in keep and c not in cats and c != weight]
@@ -93,8 +98,10 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
         raise MicroaggError(f"no continuous quasi-identifier besides the categorical ones {cats}: heterogeneous MDAV "
                             "needs at least one numeric column to mask (name it in 'columns').")
     if not masked:
+        withheld = "".join(f" {c} is withheld: {why}." for c, why in ids.items())
         raise MicroaggError("no column left to mask: every numeric column is confidential, an identifier, a key, a "
-                            "stratum or kept; leave at least one quasi-identifier to mask (or name it in 'columns').")
+                            f"stratum or kept.{withheld} Leave at least one quasi-identifier to mask: name it in "
+                            "'columns', which also masks a withheld column.")
     names = [str(c) for c in df.columns]
     missing = [c for c in keep if c not in names]
     if missing:
@@ -113,9 +120,10 @@ def column_roles(df: pd.DataFrame, columns, keep, confidential, identifiers=None
     return Roles(masked, conf, kept, names, ids, keys, strata, ordinal, nominal, weight)
 
 
-def _weight_column(df: pd.DataFrame, name, columns, conf: list[str], strata: list[str], identifiers) -> str | None:
-    """The sampling-weight column, checked: one column of the data, in no role that masks it, stratifies on it or
-    withholds it as an identifier."""
+def _weight_column(df: pd.DataFrame, name, columns, conf: list[str], strata: list[str], identifiers,
+                   ordinal: list[str], nominal: list[str]) -> str | None:
+    """The sampling-weight column, checked: one column of the data, in no role that masks it (as a number or a
+    category), stratifies on it or withholds it as an identifier."""
     if name is None:
         return None
     if not isinstance(name, str):
@@ -123,8 +131,8 @@ def _weight_column(df: pd.DataFrame, name, columns, conf: list[str], strata: lis
     (name,) = _names(df, [name], "sampling_weights")
     masked = [columns] if isinstance(columns, str) else list(map(str, columns or []))
     ids = [identifiers] if isinstance(identifiers, str) else list(map(str, identifiers or []))
-    for role, cols in (("columns (masked)", masked), ("confidential", conf), ("strata", strata),
-                       ("identifiers", ids)):
+    for role, cols in (("columns (masked)", masked), ("ordinal", ordinal), ("nominal", nominal),
+                       ("confidential", conf), ("strata", strata), ("identifiers", ids)):
         if name in cols:
             raise MicroaggError(f"column '{name}' is the sampling-weight column and also listed in '{role}': a weight "
                                 "is never masked; list it only in 'sampling_weights' (and in 'keep' to release it).")
@@ -146,6 +154,22 @@ def sampling_weights(df: pd.DataFrame, name: str | None) -> np.ndarray | None:
                             f"the first, at row {df.index[bad[0]]!r}, is {w[bad[0]]!r}. Every record needs a "
                             "positive weight.")
     return w
+
+
+def _check_mixed(df: pd.DataFrame, cols: list[str]) -> None:
+    """Refuse a chosen column of the data that mixes numbers and text (``[1, '1', 2.0]``): 1 and '1' would be two
+    categories that print the same, and no number can be read from the text without a guess."""
+    for c in dict.fromkeys(cols):
+        if c not in df.columns or not pd.api.types.is_object_dtype(df[c]):
+            continue
+        cells = df[c].dropna()
+        number = cells.map(lambda v: isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)))
+        text = cells.map(lambda v: isinstance(v, str))
+        if number.any() and text.any():
+            raise MicroaggError(f"column '{c}' mixes numbers and text (e.g. {cells[number].iloc[0]!r} and "
+                                f"{cells[text].iloc[0]!r}): a number and the same text would be different values "
+                                "that print alike. Give the column one type: df[col].astype(str) for categories, "
+                                "pd.to_numeric(df[col]) for numbers.")
 
 
 def _confidential(df: pd.DataFrame, confidential) -> list[str]:

@@ -350,7 +350,8 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
     names, cols, conf, keep = roles.names, roles.masked, roles.confidential, roles.kept
     categorical = [] if cats is None else cats.names
     columns_out = [c for c in names if c in cols or c in keep or c in conf or c in categorical]
-    released = {} if cats is None else cats.decode(codes_p)
+    released = {c: pd.Categorical(v, dtype=df[c].dtype) if isinstance(df[c].dtype, pd.CategoricalDtype) else v
+                for c, v in ({} if cats is None else cats.decode(codes_p)).items()}  # a Categorical stays one
     out = {c: V[:, cols.index(c)] if c in cols else released[c] if c in released else df[c].to_numpy(copy=True)
            for c in columns_out}
     index = df.index[order] if keep_index else pd.RangeIndex(len(df))

@@ -8,27 +8,43 @@ import pandas as pd
 from tests.test_app_inputs import messages, upload
 
 
-def survey_csv() -> bytes:
+def survey_csv(weight: str = "weight") -> bytes:
     rng = np.random.default_rng(0)
     df = pd.DataFrame(rng.normal(50, 10, size=(40, 3)).round(1), columns=["income", "age", "tax"])
     df = df.mask(rng.random(df.shape) < 0.1)
-    df["weight"] = rng.uniform(1, 9, 40).round(2)
+    df[weight] = rng.uniform(1, 9, 40).round(2)
     return df.to_csv(index=False).encode()
 
 
 def test_missing_cells_and_a_weight_role_give_a_survey_release():
+    expr = "ma.read_csv('mine.csv').data"
     at = upload(survey_csv())
     assert not at.error, messages(at, "error")
-    at.selectbox(key="weight:ma.read_csv('mine.csv').data").set_value("weight").run()
-    assert "sampling-weight column: never masked" in " ".join(str(c.value) for c in at.caption)
+    assert at.selectbox(key=f"weight:{expr}").value == "weight"  # named like a sampling weight: proposed
+    assert at.multiselect(key=f"columns:{expr}").value == ["income", "age", "tax"]  # and not masked
+    assert "**weight** is named like a sampling weight" in " ".join(str(c.value) for c in at.caption)
     assert not at.exception and not at.error, messages(at, "error")
     release = at.dataframe[0].value
     assert "weight" not in release.columns and release.isna().to_numpy().any()  # missing cells stay missing
     text = " ".join(str(c.value) for c in at.code)
     assert "sampling_weights='weight'" in text and "--sampling-weights weight" in text
     assert [m.value for m in at.metric][-1] == "yes"  # k-anonymous, missing matching only missing
+    at.multiselect(key=f"columns:{expr}").set_value(["income", "age", "weight"]).run()
+    assert "sampling-weight column: never masked" in " ".join(str(c.value) for c in at.caption)
     at.radio(key="missing").set_value("refuse").run()
     assert "non-finite" in messages(at, "error")
+
+
+def test_only_a_sampling_weight_is_proposed():
+    from tests.test_app_inputs import APP, AppTest
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = "Release"
+    at.run()
+    assert at.selectbox(key="weight:ma.load_dataset('census')").value is None  # AFNLWGT: the benchmark's QI
+    at = upload(survey_csv("weight_kg"))  # a body weight
+    assert at.selectbox(key="weight:ma.read_csv('mine.csv').data").value is None
+    assert "weight_kg" in at.multiselect(key="columns:ma.read_csv('mine.csv').data").value
 
 
 def test_the_survey_example_releases_with_weights_missing_cells_and_categories():

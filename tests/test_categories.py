@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg.categories import encode, natural_key, spec
+from microagg.categories import encode, natural_key, natural_order, spec
 
 
 def test_given_order_positions_and_nominal_first_appearance():
@@ -47,3 +47,34 @@ def test_missing_category_is_refused_naming_the_column():
         encode(df, *spec(None, ["region"]))
     assert encode(pd.DataFrame({"x": [1.0]}), {}, []) is None
     assert np.array_equal(encode(df.fillna("c"), {}, ["region"]).codes[:, 0], [0, 1, 2])
+
+
+def test_an_ordered_categorical_takes_its_own_order():
+    levels = ["low", "medium", "high"]  # alphabetical order would be high < low < medium
+    df = pd.DataFrame({"risk": pd.Categorical(["high", "low", "medium", "low"], categories=levels, ordered=True)})
+    cats = encode(df, *spec(["risk"], None))
+    assert cats.levels[0].tolist() == levels and cats.codes[:, 0].tolist() == [2, 0, 1, 0] and not cats.notes
+    assert natural_order(df["risk"]) == levels  # the dashboard pre-fills this order
+    plain = df.assign(risk=df["risk"].astype(str))
+    assert encode(plain, *spec(["risk"], None)).levels[0].tolist() == ["high", "low", "medium"]  # text: natural sort
+
+
+@pytest.mark.parametrize("kind", ["ordinal", "nominal"])
+@pytest.mark.parametrize("unique", [1.0, 0.5])
+def test_a_category_unique_per_record_is_refused_naming_the_column(kind, unique):
+    n = 40
+    alone = int(unique * n)
+    codes = [f"P{i:05d}" for i in range(alone)] + ["shared"] * (n - alone)  # an ID, or half the records alone
+    df = pd.DataFrame({"code": codes})
+    ordinal, nominal = (["code"], None) if kind == "ordinal" else (None, ["code"])
+    with pytest.raises(ma.MicroaggError, match=f"{kind} column 'code' is unique per record: {100 * unique:.0f} % of "
+                                               "the records hold a category no other record holds"):
+        encode(df, *spec(ordinal, nominal))
+    fewer = pd.DataFrame({"code": codes[: alone - 1] + ["shared"] * (n - alone + 1)})  # just under half
+    if unique < 1:
+        assert encode(fewer, *spec(ordinal, nominal)) is not None
+
+
+def test_a_small_file_s_categories_are_not_codes_of_records():
+    df = pd.DataFrame({"region": list("NSEWC") + ["N"] * 3})  # 5 of 8 records alone, but only 5 categories
+    assert encode(df, *spec(None, ["region"])).levels[0].tolist() == list("NSEWC")

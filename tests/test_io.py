@@ -190,6 +190,27 @@ def test_quoted_fields_keep_their_delimiters(tmp_path):
     assert table.data["b"].tolist() == ["x, y", "z"]
 
 
+@pytest.mark.parametrize("sep", [",", ";", "\t"])
+def test_codes_with_leading_zeros_stay_text_as_written(tmp_path, sep):
+    rows = [f"02134{sep}1.5{sep}0.5", f"10001{sep}2{sep}007", f"{sep}3{sep}1", f"NA{sep}4{sep}2"]
+    table = read_csv(csv(tmp_path, f"zip{sep}x{sep}n\n" + "\n".join(rows) + "\n"))
+    data = table.data
+    assert data["zip"].tolist()[:2] == ["02134", "10001"] and data["zip"].isna().tolist()[2:] == [True, True]
+    assert data["n"].tolist() == ["0.5", "007", "1", "2"]  # one code with leading zeros: the column is codes
+    assert data["x"].tolist() == [1.5, 2, 3, 4] and table.text_columns == ["zip", "n"]
+    assert any("'zip' holds codes written with leading zeros (e.g. '02134')" in n for n in table.notes)
+    plain = read_csv(csv(tmp_path, "a,b\n0.5,0\n10,-0.25\n", "plain.csv")).data  # 0.5 and 0 are numbers
+    assert plain["a"].tolist() == [0.5, 10] and plain["b"].tolist() == [0, -0.25]
+
+
+def test_a_true_false_column_is_read_as_booleans(tmp_path):
+    path = csv(tmp_path, "flag,x\nTrue,1.5\nFalse,2\nTrue,3\n")
+    table = read_csv(path)
+    assert table.data["flag"].tolist() == [True, False, True] and table.data["flag"].dtype == bool
+    holes = read_csv(csv(tmp_path, "flag,x\nTrue,1.5\n,2\nFalse,3\n", "holes.csv")).data
+    assert holes["flag"].tolist()[::2] == ["True", "False"] and np.isnan(holes["flag"][1])
+
+
 def test_neutralise_quotes_formula_text_but_not_numbers():
     df = pd.DataFrame({"=cmd": ["=1+2", "+x", "-y", "@z", "\tt", "\rr", "plain", None], "v": np.arange(8) - 3.5})
     out = neutralise(df)

@@ -89,9 +89,9 @@ def test_bad_input(kwargs, fragment):
 
 
 def test_bad_values_and_shapes():
-    df = pd.DataFrame({"a": [1.0, np.nan, 3, 4], "b": [1.0, 2, 3, 4]})
+    df = pd.DataFrame({"a": [1.0, np.nan, 3, 4], "b": [1.0, 2, 3, 4]})  # record numbers, one with a gap: named
     with pytest.raises(ma.MicroaggError, match="'a'.*NaN"):
-        ma.microaggregate(df, 2, missing="refuse")
+        ma.microaggregate(df, 2, columns=["a", "b"], missing="refuse")
     with pytest.raises(ma.MicroaggError, match="empty"):
         ma.microaggregate(df.iloc[:0], 2)
     with pytest.raises(ma.MicroaggError, match="duplicate column names"):

@@ -73,6 +73,50 @@ def test_natural_sort_of_text_is_a_warning_and_recorded():
     assert rel.params["ordinal"]["education"][0] == "lower secondary"
 
 
+def test_an_ordered_categorical_is_released_in_its_own_order_and_dtype():
+    rng = np.random.default_rng(3)
+    levels = ["low", "medium", "high"]
+    df = pd.DataFrame({"risk": pd.Categorical(rng.choice(levels, 60), categories=levels, ordered=True),
+                       "x": rng.normal(size=60)})
+    rel = ma.microaggregate(df, 3, ordinal=["risk"], shuffle=False)
+    assert rel.params["ordinal"] == {"risk": levels} and rel.protected["risk"].dtype == df["risk"].dtype
+    ranks = df["risk"].cat.codes.to_numpy()
+    for g in np.unique(rel.labels):  # every group publishes its lower median in the categorical's order
+        members = np.sort(ranks[rel.labels == g])
+        assert rel.protected["risk"][rel.labels == g].cat.codes.unique().tolist() == [members[(len(members) - 1) // 2]]
+
+
+@pytest.mark.parametrize("kind", ["ordinal", "nominal"])
+def test_an_identifier_chosen_as_a_category_is_refused_naming_it(kind):
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"member": [f"M{i:04d}" for i in rng.permutation(50)], "x": rng.normal(size=50)})
+    with pytest.raises(ma.MicroaggError, match=f"{kind} column 'member' is unique per record: 100 %"):
+        ma.microaggregate(df, 3, **{kind: ["member"]})
+
+
+def test_codes_with_leading_zeros_are_released_as_the_text_they_were(tmp_path):
+    rng = np.random.default_rng(5)
+    zips = rng.choice(["02134", "02139", "00501", "10001"], 40)
+    (tmp_path / "in.csv").write_text("zip,x\n" + "".join(f"{z},{v}\n" for z, v in zip(zips, rng.normal(size=40))))
+    with pytest.warns(UserWarning, match="'zip' holds codes written with leading zeros"):
+        rel = ma.microaggregate(tmp_path / "in.csv", 3, nominal=["zip"], seed=0)
+    assert set(rel.protected["zip"]) <= set(zips) and rel.protected["zip"].str.len().eq(5).all()
+    rel.to_csv(tmp_path / "out.csv")
+    assert set(ma.read_csv(tmp_path / "out.csv").data["zip"]) <= set(zips)
+    assert all(line.split(",")[0] in set(zips) for line in (tmp_path / "out.csv").read_text().splitlines()[1:])
+
+
+def test_a_true_false_column_read_from_a_file_is_kept_or_masked(tmp_path):
+    rng = np.random.default_rng(6)
+    flags = rng.choice(["True", "False"], 30)
+    (tmp_path / "in.csv").write_text("flag,x\n" + "".join(f"{f},{v}\n" for f, v in zip(flags, rng.normal(size=30))))
+    dropped = ma.microaggregate(tmp_path / "in.csv", 3, seed=0)
+    assert dropped.masked == ["x"] and "flag" in dropped.dropped
+    kept = ma.microaggregate(tmp_path / "in.csv", 3, keep=["flag"], seed=0)
+    assert sorted(kept.protected["flag"]) == sorted(flags == "True")
+    assert set(ma.microaggregate(tmp_path / "in.csv", 3, nominal=["flag"], seed=0).protected["flag"]) <= {True, False}
+
+
 def test_strata_keep_groups_inside_and_the_key_released():
     df = ma.load_dataset("survey").dropna().head(200)
     rel = ma.microaggregate(df, 3, columns=["age"], ordinal={"education": list(ma.datasets.SURVEY_EDUCATION)},

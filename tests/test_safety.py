@@ -6,12 +6,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, reject, settings
+from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
 
 import microagg as ma
 from microagg.registry import get_method, methods
-from microagg.safety import class_ids, identifiers, key_codes, meaningful_index, permutation
+from microagg.safety import class_ids, identifiers, key_codes, meaningful_index, permutation, sampling_weight_columns
 
 
 @pytest.mark.parametrize("name", ["id", "ID", "Id", "user_id", "user id", "USER_ID", "userId", "UserID", "id_number",
@@ -34,6 +34,68 @@ def test_record_numbers_are_identifiers_but_distinct_measurements_are_not():
     assert set(identifiers(df)) == {"row", "seq"}  # 1..50 in any order; increasing down the file
     census = pd.read_csv(ma.datasets.data_dir() / "census.csv")  # distinct whole-number incomes, not identifiers
     assert identifiers(census) == {}
+
+
+STRAY = ["n/a", "-", "?", "missing", "unknown", " "]  # text a file may hold where a record number is missing
+
+
+@st.composite
+def record_numbers(draw):
+    """A column of record numbers with gaps: 1..n-like numbers (any start, any step down the file, or any order
+    when the step is 1), some cells missing (any pattern in file order; fewer than half when shuffled; at least 3
+    values left), stored as numbers with NaN, as text with a stray text value in the gaps (fewer than half), or as
+    text codes."""
+    n = draw(st.integers(3, 120))
+    start, step = draw(st.integers(0, 10**6)), draw(st.sampled_from([1, 1, 2, 7, 100]))
+    shuffled = step == 1 and draw(st.booleans())
+    values = start + step * np.arange(n)
+    values = values[::-1] if draw(st.booleans()) else values
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    values = rng.permutation(values) if shuffled else values
+    form = draw(st.sampled_from(["numbers", "text", "codes"]))
+    most = n - 3 if form != "text" and not shuffled else min(n - 3, (n - 1) // 2)  # 3 values observed at least
+    gaps = rng.choice(n, size=draw(st.integers(0, most)), replace=False)
+    if form == "numbers":
+        col = pd.Series(values, dtype="float64")
+        col.iloc[gaps] = np.nan
+    else:
+        cells = [f"R-{v:07d}" for v in values] if form == "codes" else [str(v) for v in values]
+        col = pd.Series(cells, dtype=object)
+        col.iloc[gaps] = draw(st.sampled_from(STRAY)) if form == "text" else None
+    return pd.DataFrame({"rec": col, "x": rng.normal(size=n)})
+
+
+@settings(max_examples=300, deadline=None)
+@given(record_numbers())
+def test_record_numbers_with_any_pattern_of_gaps_are_identifiers(df):
+    assert "rec" in identifiers(df), df["rec"].tolist()
+
+
+@settings(max_examples=15, deadline=None)
+@given(record_numbers(), st.integers(2, 3))
+def test_record_numbers_with_gaps_are_withheld_from_the_release(df, k):
+    rel = ma.microaggregate(df, k, seed=0) if len(df) >= k else None
+    if rel is not None:
+        assert "rec" not in rel.protected.columns and "rec" in rel.identifiers and rel.masked == ["x"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 10**9), min_size=3, max_size=200, unique=True), st.booleans())
+def test_a_sorted_measurement_is_not_taken_for_an_identifier(values, descending):
+    v = np.sort(values)[::-1] if descending else np.sort(values)
+    steps = np.diff(v)
+    assume(np.ptp(v) >= 2 * len(v) and len(set(steps)) > 1)  # sparse, uneven steps: a measurement
+    assert identifiers(pd.DataFrame({"income": v})) == {}
+
+
+@pytest.mark.parametrize("name", ["tarragona", "census", "eia", "survey"])
+def test_bundled_measurements_sorted_ascending_are_not_identifiers(name):
+    df = ma.load_dataset(name)
+    for c in df.select_dtypes("number").columns:
+        if c in identifiers(df):
+            continue
+        sorted_ = pd.DataFrame({c: df[c].sort_values().to_numpy()})  # no declared roles: the values rules decide
+        assert identifiers(sorted_) == {}, c
 
 
 def test_a_data_set_declares_its_identifiers_and_then_only_those_count():
@@ -157,3 +219,30 @@ def test_an_identifier_is_released_only_when_chosen(data):
     assert masked.masked == [ident, "x0"] and masked.identifiers == {}
     none = ma.microaggregate(df, k, identifiers=[])
     assert ident in none.masked  # identifiers=[]: nothing withheld, the id is numeric and masked
+
+
+@pytest.mark.parametrize("name", ["weight", "weights", "Weight", "wgt", "wt", "pw", "pweight", "PWGTP", "pwgtp12",
+                                  "final_weight", "finalwgt", "FINALWGT", "AFNLWGT", "hh_weight", "survey weight",
+                                  "sampling_weight", "finalWeight", "dweight", "pspwght", "perwt", "hhwt", "wt_final"])
+def test_a_column_named_like_a_sampling_weight_is_proposed(name):
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0], name: [350.5, 120.0, 87.25]})
+    assert sampling_weight_columns(df) == [name]
+
+
+@pytest.mark.parametrize("name", ["weight_kg", "weightKg", "body_weight", "birthweight", "birth_weight", "weight_lbs",
+                                  "wt_kg", "weight_gain", "weighted_score", "w", "newt", "pwr", "pwd", "height"])
+def test_a_physical_weight_or_another_word_is_not_a_sampling_weight(name):
+    assert sampling_weight_columns(pd.DataFrame({name: [70.5, 82.0, 64.25]})) == []
+
+
+@pytest.mark.parametrize("values", [[1.0, 0.0, 2.0], [1.0, -2.0, 3.0], [1.0, np.nan, 2.0], ["a", "b", "c"],
+                                    [True, False, True]])
+def test_a_weight_name_on_values_that_cannot_be_weights_is_not_proposed(values):
+    assert sampling_weight_columns(pd.DataFrame({"weight": values})) == []
+
+
+def test_a_data_set_declares_its_sampling_weights():
+    assert sampling_weight_columns(ma.load_dataset("survey")) == ["weight"]
+    census = ma.load_dataset("census")  # AFNLWGT is a weight of the CPS, but the benchmark masks it as a QI
+    assert sampling_weight_columns(census) == [] and sampling_weight_columns(
+        pd.DataFrame(census.to_numpy(), columns=census.columns)) == ["AFNLWGT"]
