@@ -160,7 +160,7 @@ def test_a_spreadsheet_file_is_read_alike_in_every_door(tmp_path, monkeypatch, c
     monkeypatch.chdir(tmp_path)
     assert main(["run", "--input", "mine.csv", "--k", "3", "--out", "cli.csv"]) == 0
     assert pd.read_csv("cli.csv").columns.tolist() == expected
-    assert "neither masked nor released (--identifiers to choose): id (" in capsys.readouterr().err
+    assert "--sampling-weights to choose): id (" in capsys.readouterr().err
 
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
