@@ -23,7 +23,7 @@ from .datasets import list_datasets, load_dataset
 from .engines import ENGINES, Blocks
 from .errors import MicroaggError
 from .html_report import html_report
-from .io import check_output, read_csv
+from .io import check_output, read_csv, write_text
 from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .partition.igd import REFINEMENTS
 from .pipeline import microaggregate
@@ -183,18 +183,28 @@ def cmd_run(args) -> int:
         print("identifiers, neither masked nor released (--identifiers to choose): "
               + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
     print_report(report, args.full)
-    if args.report and rel.survey is not None:
-        raise MicroaggError("--report (the HTML report) needs complete, unweighted records; this release has "
-                            "sampling weights or missing cells: leave --report out (the printed report has the "
-                            "survey metrics). Nothing was written.")
+    page = None
+    if args.report:  # made before anything is written: a report that fails leaves no file behind
+        data, data_args = _recipe_data(args, data_params)
+        page = html_report(rel, data=data, data_args=data_args)
     if args.out:
         _write(rel, args)
-    if args.report:
-        data = (f"ma.load_dataset({args.dataset!r})", ["--dataset", args.dataset]) if args.dataset else \
-            (f"ma.read_csv({args.input!r}).data", ["--input", args.input])
-        html_report(rel, args.report, data=data[0], data_args=data[1], force=True)  # checked above, before the work
+    if page is not None:
+        write_text(page, args.report)  # checked before the work, with --out
         print(f"report written to {args.report} (keep it private: it holds the shuffle's seed)", file=sys.stderr)
     return 0
+
+
+def _recipe_data(args, data_params: dict) -> tuple[str, list[str]]:
+    """The Python expression and the command-line arguments that load the input again, for the report's recipe:
+    the data set with its arguments, or the file with its encoding."""
+    if args.dataset:
+        given = "".join(f", {n}={v!r}" for n, v in data_params.items())
+        return (f"ma.load_dataset({args.dataset!r}{given})",
+                ["--dataset", args.dataset, *[a for n, v in data_params.items() for a in ("--data-param", f"{n}={v}")]])
+    encoding = [] if args.encoding is None else ["--encoding", args.encoding]
+    return (f"ma.read_csv({args.input!r}{'' if args.encoding is None else f', encoding={args.encoding!r}'}).data",
+            ["--input", args.input, *encoding])
 
 
 def print_report(report: pd.DataFrame, full: bool) -> None:

@@ -19,6 +19,7 @@ from .checks import check_k
 from .engines import Blocks, Dask, Memory, engine_of
 from .errors import MicroaggError
 from .io import read_csv
+from .labels import GIVEN
 from .partition.igd import REFINEMENTS
 from .preprocess import as_frame
 from .registry import get_method
@@ -171,9 +172,9 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     else:
         engine_info = {**engine.info(k), "refine": "none"}
         labels = np.asarray(labels)
-        stages.check_partition(labels, prep, "given labels" if given else part.name)
+        stages.check_partition(labels, prep, GIVEN if given else part.name)
     masked = stages.aggregate(prep, labels, agg, ap, renormalize)
-    return stages.release(prep, labels, masked, method="given labels" if given else (method or "mdav"),
+    return stages.release(prep, labels, masked, method=GIVEN if given else (method or "mdav"),
                           method_params=mp, aggregation_params=ap, engine_info=engine_info,
                           identifiers_given=identifiers is not None, shuffle=shuffle, seed=seed,
                           keep_index=keep_index)

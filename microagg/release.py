@@ -44,7 +44,8 @@ class Release:
     data's mean and population sd), ``labels`` the group of every record (n x d
     for univariate methods), ``key_classes`` the class of every record on the key columns (all in input
     order); ``confidential`` the confidential columns; ``identifiers`` the columns treated as identifiers
-    (not released), with the reason.
+    (not released), with the reason; ``keys_strata`` the input's key and stratum columns (input order; None
+    without), with which the release can be made again at another k (the HTML report's sweep).
     """
 
     protected: pd.DataFrame
@@ -71,6 +72,7 @@ class Release:
     category_codes: np.ndarray | None = field(default=None, repr=False)  # their released codes, input order
     sampling_weights: np.ndarray | None = field(default=None, repr=False)  # one per record, input order
     survey: dict | None = None  # with sampling weights or missing cells: their handling (docs/methods.md §8)
+    keys_strata: pd.DataFrame | None = field(default=None, repr=False)  # the input's key and stratum columns
 
     @property
     def k(self) -> int:

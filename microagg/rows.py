@@ -51,7 +51,7 @@ def safety_rows(identifiers: dict, keys, strata, index_note, keep_index: bool, s
 
 def survey_rows(survey: dict, weight_column: str | None, kept) -> list[dict]:
     """Report rows on the sampling weights and the missing cells of a release (docs/methods.md §8)."""
-    src = "docs/methods.md §7"
+    src = "docs/methods.md §8.1"
     rows = [report_row("sampling weights", "none" if weight_column is None else
                        f"{weight_column}: " + ("released unchanged (keep); an exact weight can single a respondent "
                                                "out" if weight_column in kept else "not released"),

@@ -373,7 +373,9 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                    index_note=meaningful_index(df), categories=cats, category_codes=codes_p,
                    coverage=tuple(_coverage(df, codes, V if codes_p is None else np.column_stack([V, codes_p]), kept,
                                             k)),
-                   sampling_weights=prep.weights, survey=masked.survey)
+                   sampling_weights=prep.weights, survey=masked.survey,
+                   keys_strata=df[list(dict.fromkeys(roles.keys + roles.strata))].copy()
+                   if roles.keys or roles.strata else None)
 
 
 def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:
