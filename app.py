@@ -22,6 +22,7 @@ import microagg as ma
 from microagg import plots, recipe, stages, tables, warmup
 from microagg.advice import scale_hint
 from microagg.baselines import BASELINES
+from microagg.categories import MISSING as CATEGORIES_MISSING
 from microagg.categories import natural_order
 from microagg.engines import MEMORY
 from microagg.explore import pareto_frontier, risk_utility, satisfaction_grid, satisfaction_over_alpha
@@ -108,22 +109,23 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
-             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep") -> stages.Prepared:
+             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep",
+             mcats: str = "refuse") -> stages.Prepared:
     """The roles and standardize stages of the release on the sidebar's columns; ``cats`` the categorical
-    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column and
-    ``missing`` what to do with missing cells (docs/methods.md §8)."""
+    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column,
+    ``missing`` what to do with missing cells and ``mcats`` with missing categories (docs/methods.md §8)."""
     roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
                          strata=list(strata), ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
                          nominal=[c for c, kind, _ in cats if kind == "nominal"], sampling_weights=weight)
-    return stages.standardize(df, roles, k, missing)
+    return stages.standardize(df, roles, k, missing, mcats)
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none"):
+              strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none", mcats: str = "refuse"):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
     part = get_method("partition", method)
-    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing)
+    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing, mcats=mcats)
     return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)), MEMORY, refine)[0])
 
 
@@ -159,7 +161,8 @@ class Released:
 @st.cache_resource(show_spinner="Aggregating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (), strata: tuple = (),
-            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none") -> Released:
+            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none",
+            mcats: str = "refuse") -> Released:
     """The aggregate and release stages on a cached partition, kept as one object for every run that shows it (a
     change of α re-solves P3M and evaluates the headline metrics only; going back to an earlier value is a cache
     hit). MicroaggError propagates. ``refine``: the refinement the partition had, recorded."""
@@ -168,7 +171,7 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
         mp = get_method("partition", method).resolve(dict(mparams))
         agg = get_method("aggregate", aggregation)
         ap = agg.resolve(dict(aparams))
-        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing)
+        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing, mcats)
         masked = stages.aggregate(prep, labels, agg, ap)
         rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
                              engine_info={**MEMORY.info(k), "refine": refine})
@@ -438,6 +441,7 @@ class Setup:
     cats: tuple = ()  # categorical quasi-identifiers: (column, "ordinal" or "nominal", order or None)
     weight: str | None = None  # the sampling-weight column (docs/methods.md §8.6)
     missing: str = "keep"      # missing cells: keep, impute or refuse (docs/methods.md §8.1)
+    missing_categories: str = "refuse"  # missing categories: refuse, impute, category or drop (docs/methods.md §8.8)
 
     @property
     def survey(self) -> bool:
@@ -569,6 +573,18 @@ def columns_section(df: pd.DataFrame, data_expr: str):
         st.caption("Identifiers, neither masked nor released unless you select them: "
                    + "; ".join(f"**{c}** ({why})" for c, why in ids.items()))
     cats = categories_section(df, data_expr, columns, ids)
+    missing_categories = "refuse"
+    blanks = int(df[[c for c, _, _ in cats]].isna().to_numpy().sum()) if cats else 0
+    if blanks:
+        missing_categories = choose(
+            st.radio, f"Missing categories ({blanks:,} in the categorical columns)", list(CATEGORIES_MISSING),
+            "missing-categories", "refuse", horizontal=True,
+            format_func={"refuse": "refuse", "impute": "impute group category", "category": "own category",
+                         "drop": "drop records"}.get,
+            help="'impute': the records are grouped by their other attributes and a missing category shows its "
+                 "group's category; 'own category': missing is a nominal column's category like any other; 'drop': "
+                 "the records with a missing category are left out of the release. The report says what was done. "
+                 "docs/methods.md §8.8.")
     others = [str(c) for c in df.columns if str(c) not in columns and str(c) not in {c for c, _, _ in cats}]
     keep_col, key_col = st.columns(2)
     keep = choose_many(keep_col.multiselect, "Columns to release unmasked", others, f"keep:{data_expr}", [],
@@ -582,7 +598,7 @@ def columns_section(df: pd.DataFrame, data_expr: str):
         disabled=not keys, help="Groups never mix records with different keys, so the release stays k-anonymous "
                                 "with the keys released. Each combination needs at least k records."))
     return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else []), cats, weight, \
-        missing
+        missing, missing_categories
 
 
 def categories_section(df: pd.DataFrame, data_expr: str, columns: list[str], ids: dict) -> tuple:
@@ -684,7 +700,7 @@ def sidebar() -> Setup:
     with st.sidebar:
         st.header("Data")
         df, data_expr, data_args = data_section()
-        columns, keep, keys, strata, cats, weight, missing = columns_section(df, data_expr)
+        columns, keep, keys, strata, cats, weight, missing, missing_categories = columns_section(df, data_expr)
         st.header("Microaggregation")
         k, part, confidential, mparams, refine = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
@@ -693,7 +709,7 @@ def sidebar() -> Setup:
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule, cats, weight, missing, refine)
+                 eparams, dld_rule, cats, weight, missing, missing_categories, refine)
 
 
 # --------------------------------------------------------------------------- results
@@ -735,9 +751,10 @@ def compute(s: Setup) -> Result:
     if s.part.name == "mdav":
         wait_for_mdav()
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata), s.cats, s.missing, s.refine)
+                              tuple(s.strata), s.cats, s.missing, s.refine, s.missing_categories)
     held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name,
-                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing, s.refine)
+                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing, s.refine,
+                   s.missing_categories)
     summary, said = held.summary(s.ekey)
     return Result(labels, held, summary, s.ekey, tuple(dict.fromkeys(notes + held.notes + said)))
 
@@ -895,7 +912,8 @@ def tab_aggregation(s: Setup, r: Result) -> None:
         try:
             # the same arguments as the main release for the selected aggregation: a cache hit
             held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
-                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats, refine=s.refine)
+                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats, refine=s.refine,
+                           mcats=s.missing_categories)
             summary, _ = held.summary(s.ekey)
         except ma.MicroaggError as exc:
             if m.name == s.agg.name:  # what the user chose: a warning; another one's defaults: a note below
@@ -922,7 +940,8 @@ def tab_aggregation(s: Setup, r: Result) -> None:
     where = ("from the sidebar" if s.privacy_source is s.agg
              else f"{s.privacy_source.title} default; choose it to change Δ")
     relative = " × |x|" if privacy.get("relative") else ""
-    aggregation_plot(s.df, s.masked, r.Z, released, f"Δ = {privacy['delta']}{relative} in z units ({where}); "
+    aggregation_plot(r.released.rel.original, s.masked, r.Z, released,  # the records released (docs/methods.md §8.8)
+                     f"Δ = {privacy['delta']}{relative} in z units ({where}); "
                      "breaching cells are drawn with a dark outline.")
 
 

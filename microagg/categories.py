@@ -6,6 +6,10 @@ text by a digit-aware sort ("2 rooms" before "10 rooms") announced in a note, si
 order that matters. Its code is the category's position in the order. A **nominal** column has no order; its code
 is the category's rank of first appearance in the file. Categories are kept as they are (text stays text); a
 released category is always one of the column's own (``Categories.decode``).
+
+A missing cell (docs/methods.md §8.8) is refused unless ``missing`` says otherwise: ``"category"`` makes it a
+nominal column's own category (a level that is missing), ``"impute"`` gives it the code ``MISSING_CODE``, which the
+partition reads as unknown and the group value replaces (``"drop"`` removes its row before: ``drop_rows``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import pandas as pd
 from .errors import MicroaggError
 
 ORDINAL, NOMINAL = "ordinal", "nominal"
+MISSING = ("refuse", "category", "impute", "drop")  # what to do with a missing category (docs/methods.md §8.8)
+MISSING_CODE = -1  # the code of a missing cell with missing="impute": no category
 
 
 @dataclass(frozen=True)
@@ -38,8 +44,16 @@ class Categories:
         return [j for j, kd in enumerate(self.kinds) if kd == kind]
 
     def decode(self, codes: np.ndarray) -> dict[str, np.ndarray]:
-        """``{column: categories}`` of the n x c ``codes``: each value taken from the column's own levels."""
-        return {c: self.levels[j][codes[:, j]] for j, c in enumerate(self.names)}
+        """``{column: categories}`` of the n x c ``codes``: each value taken from the column's own levels, missing
+        where the code is ``MISSING_CODE`` (a group none of whose members has a category)."""
+        out = {}
+        for j, c in enumerate(self.names):
+            values, unknown = self.levels[j][codes[:, j]], codes[:, j] == MISSING_CODE
+            if unknown.any():
+                values = values.astype(np.float64 if values.dtype.kind in "iuf" else object)
+                values[unknown] = np.nan
+            out[c] = values
+        return out
 
     def orders(self) -> dict[str, list]:
         """The category order of every ordinal column (as recorded in a release's parameters)."""
@@ -80,29 +94,53 @@ def natural_order(col: pd.Series) -> list:
     return sorted(seen) if pd.api.types.is_numeric_dtype(col) else sorted(seen, key=natural_key)
 
 
-def encode(df: pd.DataFrame, ordinal: dict[str, list | None], nominal: list[str]) -> Categories | None:
-    """The codes of the categorical quasi-identifiers of ``df`` (None without any), checked: no missing value, every
-    value of an ordinal column in its given order, an order listing each category once."""
+def drop_rows(df: pd.DataFrame, ordinal: dict, nominal: list[str]) -> pd.DataFrame:
+    """``df`` without the rows that miss a category of an ordinal or nominal quasi-identifier (``missing="drop"``)."""
+    names = [c for c in map(str, df.columns) if c in ordinal or c in nominal]
+    return df[~df[names].isna().any(axis=1)] if names else df
+
+
+def encode(df: pd.DataFrame, ordinal: dict[str, list | None], nominal: list[str],
+           missing: str = "refuse") -> Categories | None:
+    """The codes of the categorical quasi-identifiers of ``df`` (None without any), checked: every value of an
+    ordinal column in its given order, an order listing each category once, and a missing cell refused, a nominal
+    column's own category (``missing="category"``) or coded ``MISSING_CODE`` (``"impute"``)."""
+    if missing not in MISSING:
+        raise MicroaggError(f"missing_categories must be one of {MISSING}; got {missing!r}.")
     names = [c for c in map(str, df.columns) if c in ordinal or c in nominal]
     if not names:
         return None
     levels, codes, kinds, notes = [], [], [], []
     for c in names:
         col = df[c]
-        if col.isna().any():
-            raise MicroaggError(f"categorical column '{c}' has {int(col.isna().sum())} missing value(s): a category "
-                                "is needed for every record. Remove or fill them before microaggregating.")
+        _check_missing(col, c, c in nominal, missing)
         if c in nominal:
-            code, uniq = pd.factorize(col, sort=False)
+            code, uniq = pd.factorize(col, sort=False, use_na_sentinel=missing != "category")
             kinds.append(NOMINAL)
         else:
-            uniq, note = _order(col, c, ordinal[c])
+            uniq, note = _order(col.dropna(), c, ordinal[c])
             notes += [note] if note else []
-            code = pd.Index(uniq).get_indexer(col)
+            code = pd.Index(uniq).get_indexer(col)  # -1 (MISSING_CODE) where a cell is missing
             kinds.append(ORDINAL)
         levels.append(np.asarray(uniq, dtype=None if pd.api.types.is_numeric_dtype(col) else object))
         codes.append(np.asarray(code, dtype=np.int64))
     return Categories(names, kinds, levels, np.column_stack(codes), tuple(notes))
+
+
+def _check_missing(col: pd.Series, name: str, nominal: bool, missing: str) -> None:
+    """Refuse the missing cells of a categorical column unless ``missing`` says what to do with them, naming the
+    choices (docs/methods.md §8.8)."""
+    holes = int(col.isna().sum())
+    if not holes or missing in ("impute", "drop") or (missing == "category" and nominal):
+        return
+    if missing == "category":
+        raise MicroaggError(f"ordinal column '{name}' has {holes} missing value(s), which have no place in its order: "
+                            "missing_categories='category' applies to nominal columns; use 'impute' or 'drop'.")
+    raise MicroaggError(f"categorical column '{name}' has {holes} missing value(s) of {len(col)}. Say what to do with "
+                        "them (docs/methods.md §8.8): missing_categories='impute' (the group's category, the "
+                        "partition reading them as unknown), 'category' (a nominal column's own category) or "
+                        "'drop' (leave those records out); --missing-categories on the command line, 'Missing "
+                        "categories' in the dashboard.")
 
 
 def _order(col: pd.Series, name: str, order: list | None) -> tuple[np.ndarray, str | None]:

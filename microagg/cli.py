@@ -19,6 +19,7 @@ import pandas as pd
 
 from . import tables
 from .advice import duration, exact_seconds, heartbeat, scale_hint
+from .categories import MISSING as CATEGORIES_MISSING
 from .datasets import list_datasets, load_dataset
 from .engines import ENGINES, Blocks
 from .errors import MicroaggError
@@ -174,7 +175,8 @@ def cmd_run(args) -> int:
                              keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
                              **categories,
                              method_params=own["partition"], aggregation_params=own["aggregate"], engine=engine,
-                             sampling_weights=args.sampling_weights, missing=args.missing, refine=args.refine, **params)
+                             sampling_weights=args.sampling_weights, missing=args.missing, refine=args.refine,
+                             missing_categories=args.missing_categories, **params)
         report = rel.report()
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     for w in caught:
@@ -238,9 +240,9 @@ def _run_dask(args) -> int:
         raise MicroaggError("--renormalize is not available with --engine dask (it rescales over all records).")
     if args.no_spreadsheet_safe:
         raise MicroaggError("--no-spreadsheet-safe applies to CSV output; --engine dask writes Parquet files.")
-    if args.sampling_weights or args.missing != "keep":
-        raise MicroaggError("--sampling-weights and --missing are not available with --engine dask; use the memory "
-                            "engine.")
+    if args.sampling_weights or args.missing != "keep" or args.missing_categories != "refuse":
+        raise MicroaggError("--sampling-weights, --missing and --missing-categories are not available with --engine "
+                            "dask; use the memory engine.")
     data_params = _data_params(args)
     data = load_dataset(args.dataset, **data_params) if args.dataset else args.input
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
@@ -326,6 +328,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--missing", choices=("keep", "impute", "refuse"), default="keep",
                      help="missing cells in masked columns: keep (default: microaggregated, released missing), "
                           "impute (released as the group value) or refuse (stop with an error)")
+    run.add_argument("--missing-categories", choices=CATEGORIES_MISSING, default="refuse",
+                     help="missing cells in --ordinal/--nominal columns: refuse (default: stop with an error), impute "
+                          "(the group's category), category (a nominal column's own category) or drop (leave those "
+                          "records out); the report says what was done (docs/methods.md §8.8)")
     run.add_argument("--k", type=int, required=True, help="minimum group size (integer >= 2)")
     run.add_argument("--method", default="mdav", help="partitioning method (see 'methods')")
     run.add_argument("--aggregation", default="mean", help="aggregation (see 'methods')")

@@ -43,7 +43,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                    keep_index: bool = False, engine: str | Memory | Blocks | Dask = "memory",
                    ordinal: dict | Sequence[str] | None = None, nominal: Sequence[str] | None = None,
                    sampling_weights: str | None = None, missing: str = "keep", refine: str = "none",
-                   **params) -> Release | DaskRelease:
+                   missing_categories: str = "refuse", **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
@@ -90,7 +90,11 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     with missing cells (NaN) in masked columns: ``"keep"`` (default) microaggregates the records (MDAV-generic
     with partial distances) and releases the missing cells missing, suppressing observed cells where needed
     for k-anonymity (a missing cell matches only a missing cell); ``"impute"`` releases the group value there
-    instead; ``"refuse"`` stops with an error naming the column.
+    instead; ``"refuse"`` stops with an error naming the column. ``missing_categories`` says what to do with a
+    missing cell of an ordinal or nominal quasi-identifier (docs/methods.md §8.8): ``"refuse"`` (default) stops
+    with an error naming the column and these choices; ``"impute"`` partitions with the cell unknown and
+    releases its group's category; ``"category"`` makes it a nominal column's own category; ``"drop"`` leaves
+    its record out of the release. The report says what was done and to how many cells or records.
 
     ``engine`` chooses how the partition is computed (``microagg.engines``; README "Scaling out"):
     ``"memory"`` / ``Memory()`` runs ``method`` on all records at once (inside each stratum); ``"blocks"`` /
@@ -126,7 +130,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         if ordinal or nominal:
             raise MicroaggError("the Dask engine has no heterogeneous MDAV: microaggregate ordinal or nominal "
                                 "quasi-identifiers in memory (engine='memory').")
-        if sampling_weights is not None or missing != "keep":
+        if sampling_weights is not None or missing != "keep" or missing_categories != "refuse":
             raise MicroaggError("the Dask engine takes neither sampling weights nor a missing-value option: "
                                 "use the memory engine (docs/methods.md §8).")
         if labels is not None or renormalize or keep_index:
@@ -166,7 +170,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                             "_params={'seed': ...} (then seed= is the shuffle's).")
     roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata, ordinal, nominal, sampling_weights)
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
-    prep = stages.standardize(df, roles, k, missing)
+    prep = stages.standardize(df, roles, k, missing, missing_categories)
     if labels is None:
         labels, engine_info = stages.partition(prep, part, mp, engine, refine)
     else:

@@ -56,6 +56,8 @@ def python_snippet(params: dict, data: str) -> str:
         args.append(f"sampling_weights={params['sampling_weights']!r}")
     if params.get("missing", "keep") != "keep":
         args.append(f"missing={params['missing']!r}")
+    if params.get("missing_categories"):
+        args.append(f"missing_categories={params['missing_categories']!r}")
     if params.get("shuffle") is False:
         args.append("shuffle=False")
     if params.get("shuffle_seed") is not None:
@@ -107,6 +109,8 @@ def cli_command(params: dict, data_args: list[str]) -> str:
         argv += ["--sampling-weights", params["sampling_weights"]]
     if params.get("missing", "keep") != "keep":
         argv += ["--missing", params["missing"]]
+    if params.get("missing_categories"):
+        argv += ["--missing-categories", params["missing_categories"]]
     if params.get("shuffle") is False:
         argv.append("--no-shuffle")
     if params.get("shuffle_seed") is not None:

@@ -26,7 +26,7 @@ from .metrics.report import COLUMNS, evaluate_arrays
 from .metrics.survey import missing_rows
 from .preprocess import Standardizer, standardize
 from .registry import get_method
-from .rows import NOT_RECORD_LEVEL, column_rows, group_rows, safety_rows, survey_rows
+from .rows import NOT_RECORD_LEVEL, categories_missing_rows, column_rows, group_rows, safety_rows, survey_rows
 from .wishes import NAMES as WISHES
 
 
@@ -73,6 +73,7 @@ class Release:
     sampling_weights: np.ndarray | None = field(default=None, repr=False)  # one per record, input order
     survey: dict | None = None  # with sampling weights or missing cells: their handling (docs/methods.md §8)
     keys_strata: pd.DataFrame | None = field(default=None, repr=False)  # the input's key and stratum columns
+    categories_missing: dict | None = None  # with a missing category: what was done (docs/methods.md §8.8)
 
     @property
     def k(self) -> int:
@@ -171,6 +172,8 @@ class Release:
             add("ordinal order", " < ".join(map(str, order)), "", "", "microagg.categories", attribute=c)
         if self.survey is not None:
             rows += survey_rows(self.survey, self.params.get("sampling_weights"), self.kept)
+        if self.categories_missing is not None:
+            rows += categories_missing_rows(self.categories_missing)
         rows += safety_rows(self.identifiers, self.keys, self.strata, self.index_note,
                             self.params.get("keep_index", False), self.params.get("shuffle", False))
         for row in self.aggregation_report:
