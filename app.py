@@ -849,10 +849,11 @@ def partition_scatter(masked: list, Z: np.ndarray, labels: np.ndarray) -> None:
         names = ("PC1", "PC2") if len(masked) >= 2 else (f"{masked[0]} (z)", "")
     lab = labels if labels.ndim == 1 else labels[:, 0]
     groups = int(lab.max()) + 1
-    clamp("group-pick", -1, groups - 1)
-    picked = st.number_input("Outline one group (its number)", min_value=-1, max_value=groups - 1, step=1,
-                             key="group-pick", help="−1: six groups spread over the plot.",
-                             **initial("group-pick", "value", -1))
+    old = clamp("group-pick", -1, groups - 1)
+    picked = remember("group-pick", st.number_input(
+        "Outline one group (its number)", min_value=-1, max_value=groups - 1, step=1, key="group-pick",
+        help="−1: six groups spread over the plot.", **initial("group-pick", "value", -1)))
+    moved_note("Outline one group", old, -1, groups - 1)
     highlight = None if picked < 0 else [int(picked)]
     title = ("Records and six of their groups" if highlight is None else f"Records and group {picked}") + \
         ("" if labels.ndim == 1 else " (groups of the first attribute)")
@@ -866,11 +867,13 @@ def mdav_demo(df: pd.DataFrame, masked: list, k: int, variant: str | None) -> No
              "same again. Step through it on a sample of records.")
     n = len(df)
     low, high = min(n, max(2 * k, 10)), min(n, max(200, 2 * k))
-    clamp("demo-size", low, high)
+    old = clamp("demo-size", low, high)
     s1, s2, s3 = st.columns(3)
-    size = int(s1.number_input("sample size", min_value=low, max_value=high, key="demo-size",
-                               help=f"At least 2k = {2 * k} records (when the data has them).",
-                               **initial("demo-size", "value", min(high, max(40, 2 * k)))))
+    size = remember("demo-size", int(s1.number_input(
+        "sample size", min_value=low, max_value=high, key="demo-size",
+        help=f"At least 2k = {2 * k} records (when the data has them).",
+        **initial("demo-size", "value", min(high, max(40, 2 * k))))))
+    moved_note("Sample size", old, low, high)
     variants = get_method("partition", "mdav").param("variant").choices
     chosen = s2.selectbox("variant", variants, index=variants.index(variant or "generic"),
                           key=f"demo-variant:{variant}", help="The sidebar's MDAV variant when MDAV is the method.")

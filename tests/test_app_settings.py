@@ -111,3 +111,13 @@ def test_the_aggregation_tab_warns_only_about_the_aggregation_chosen():
     assert f"Not compared: {LAPLACE}" in messages(at, "caption")
     at.selectbox(key="aggregation").set_value(LAPLACE).run()
     assert "needs the bounds" in messages(at, "error") + messages(at, "warning")
+
+
+def test_a_tab_setting_the_new_partition_cannot_take_is_changed_and_said():
+    at = start()
+    at.session_state["tab"] = "Partition"
+    at.run()
+    at.number_input(key="group-pick").set_value(150).run()  # census, k = 5: 216 groups
+    at.number_input(key="k").set_value(100).run()  # 10 groups
+    assert at.number_input(key="group-pick").value == 9
+    assert "Outline one group: 150 is outside -1…9 here, so it is now 9." in messages(at, "caption")
