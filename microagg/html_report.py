@@ -207,8 +207,8 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     data_args = list(data_args) if data_args is not None else ["--input", "data.csv"]
     report = rel.report()
     p = rel.params
-    method, aggregation = _given() if p["method"] == GIVEN else get_method("partition", p["method"]), \
-        get_method("aggregate", p["aggregation"])
+    method = _given() if p["method"] == GIVEN else get_method("partition", p["method"])
+    aggregation = get_method("aggregate", p["aggregation"])
     sweep, why = _sweep(rel, sweep_ks) if sweep_ks else (None, "not asked for")
     ratio = linkage_ratios(rel.Z, rel.Zp)
     order = np.arange(len(ratio)) if rel.order is None else rel.order
