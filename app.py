@@ -22,6 +22,7 @@ import microagg as ma
 from microagg import plots, recipe, stages, tables, warmup
 from microagg.advice import scale_hint
 from microagg.baselines import BASELINES
+from microagg.categories import MISSING as CATEGORIES_MISSING
 from microagg.categories import natural_order
 from microagg.engines import MEMORY
 from microagg.explore import pareto_frontier, risk_utility, satisfaction_grid, satisfaction_over_alpha
@@ -110,22 +111,23 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
-             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep") -> stages.Prepared:
+             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep",
+             mcats: str = "refuse") -> stages.Prepared:
     """The roles and standardize stages of the release on the sidebar's columns; ``cats`` the categorical
-    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column and
-    ``missing`` what to do with missing cells (docs/methods.md §8)."""
+    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column,
+    ``missing`` what to do with missing cells and ``mcats`` with missing categories (docs/methods.md §8)."""
     roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
                          strata=list(strata), ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
                          nominal=[c for c, kind, _ in cats if kind == "nominal"], sampling_weights=weight)
-    return stages.standardize(df, roles, k, missing)
+    return stages.standardize(df, roles, k, missing, mcats)
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none"):
+              strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none", mcats: str = "refuse"):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
     part = get_method("partition", method)
-    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing)
+    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing, mcats=mcats)
     return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)), MEMORY, refine)[0])
 
 
@@ -161,7 +163,8 @@ class Released:
 @st.cache_resource(show_spinner="Aggregating…", max_entries=64)
 def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
             aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (), strata: tuple = (),
-            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none") -> Released:
+            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none",
+            mcats: str = "refuse") -> Released:
     """The aggregate and release stages on a cached partition, kept as one object for every run that shows it (a
     change of α re-solves P3M and evaluates the headline metrics only; going back to an earlier value is a cache
     hit). MicroaggError propagates. ``refine``: the refinement the partition had, recorded."""
@@ -170,7 +173,7 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
         mp = get_method("partition", method).resolve(dict(mparams))
         agg = get_method("aggregate", aggregation)
         ap = agg.resolve(dict(aparams))
-        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing)
+        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing, mcats)
         masked = stages.aggregate(prep, labels, agg, ap)
         rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
                              engine_info={**MEMORY.info(k), "refine": refine})
@@ -241,10 +244,14 @@ def release_csv(protected: pd.DataFrame) -> bytes:
 
 
 def keep_state(key: str) -> bool:
-    """Restore through Session State the last value of widget ``key`` (k and its slider, which are kept in step
-    that way) if Streamlit dropped it because the widget was not drawn in a run. True if it has a value."""
+    """Set widget ``key`` (k and its slider, kept in step through Session State) to its current value, or to its
+    last one if Streamlit dropped it because the widget was not drawn in a run: a value set by the script is sent
+    to the browser, which otherwise draws a widget it lost (a run that stopped before it, e.g. a data source
+    waiting for its file) at the widget's default while the server still uses the value. True if it has one."""
     kept = st.session_state.setdefault("_kept", {})
-    if key not in st.session_state and key in kept:
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
+    elif key in kept:
         st.session_state[key] = kept[key]
     return key in st.session_state
 
@@ -265,17 +272,56 @@ def initial(key: str, name: str, value) -> dict:
     return {name: last(key, value)}
 
 
-def clamp(key: str, low, high) -> None:
+def choose(draw, label: str, options: list, key: str, default, **kwargs):
+    """``draw`` (``st.selectbox`` or ``st.radio``, of the sidebar or a column) drawn at the value it had when last
+    drawn, in the browser as on the server, across runs that did not draw it (another data source, a file not
+    uploaded yet, data without missing cells). A value that is no longer one of ``options`` gives way to
+    ``default``, said in a caption."""
+    value = last(key, default)
+    if value not in options or st.session_state.get(key, value) not in options:
+        st.session_state.pop(key, None)
+        if value != default:
+            show = kwargs.get("format_func", str)
+            st.caption(f"{label}: '{show(value)}' is not available here; '{show(default)}' is used.")
+        value = default
+    return remember(key, draw(label, options, index=options.index(value), key=key, **kwargs))
+
+
+def choose_many(draw, label: str, options: list, key: str, default: list, **kwargs) -> list:
+    """``draw`` (a multiselect) as :func:`choose`: its last selection kept; the chosen values that are no longer
+    options (a column not in new data uploaded under the same name) are dropped, said in a caption."""
+    value = list(last(key, default))
+    gone = [v for v in dict.fromkeys([*value, *st.session_state.get(key, [])]) if v not in options]
+    if gone:
+        st.session_state.pop(key, None)
+        st.caption(f"{label}: {', '.join(map(str, gone))} {'is' if len(gone) == 1 else 'are'} not in this data, "
+                   "so no longer selected.")
+    return remember(key, draw(label, options, default=[v for v in value if v in options], key=key, **kwargs))
+
+
+def clamp(key: str, low, high):
     """Bring a widget's value into [low, high] (the data changed under it) instead of letting it raise: an
-    out-of-range state is dropped and its remembered value moved into the range. An empty box (None) stays empty."""
+    out-of-range state is dropped and its remembered value moved into the range. An empty box (None) stays empty.
+    Returns the value it had if it was moved (for the caller to say so), else None."""
     kept = st.session_state.setdefault("_kept", {})
+    moved = None
     if kept.get(key) is not None and not low <= kept[key] <= high:
+        moved = kept[key]
         kept[key] = type(low)(min(max(kept[key], low), high))
     if st.session_state.get(key) is not None and not low <= st.session_state[key] <= high:
+        moved = st.session_state[key]
         if key in ("k", "k-slider"):
             st.session_state[key] = type(low)(min(max(st.session_state[key], low), high))
         else:
             del st.session_state[key]
+    return moved
+
+
+def moved_note(label: str, old, low, high) -> None:
+    """Say that a setting changed because the data no longer allows its value (:func:`clamp`)."""
+    if old is not None:
+        new = min(max(old, low), high)
+        st.caption(f"{label}: {old:g} is outside {low:g}…{high:g} here, so it is now {new:g}.")
 
 
 def bounds(p: Param, d: int) -> tuple:
@@ -303,7 +349,7 @@ def widget(p: Param, key: str, d: int, disabled: bool = False):
         value = st.text_input(label, help=tip, key=key, disabled=disabled, value=last(key, p.default or "")) or None
     elif p.type in ("int", "float"):
         low, high, _ = bounds(p, d)
-        clamp(key, low, high)
+        old = clamp(key, low, high)
         cast = int if p.type == "int" else float
         kept = last(key, p.default)
         start = {"value": None if kept is None else cast(min(max(kept, low), high))}  # None: an empty box
@@ -312,6 +358,7 @@ def widget(p: Param, key: str, d: int, disabled: bool = False):
         else:
             value = st.number_input(label, min_value=low, max_value=high, help=tip, key=key, disabled=disabled,
                                     **({"step": 1} if p.type == "int" else {"format": "%g"}), **start)
+        moved_note(label, old, low, high)
         value = None if value is None else cast(value)
     else:
         return p.default
@@ -347,12 +394,13 @@ def parameter_widgets(m: Method, prefix: str, d: int, overridden=(), shared: str
 
 
 def k_widgets(n: int) -> int:
-    """k as a slider plus a box kept in step; the box reaches n, the slider min(n, K_SLIDER_MAX)."""
+    """k as a slider plus a box kept in step; the box reaches n, the slider min(n, K_SLIDER_MAX). k keeps its value
+    across data changes while the data has that many records, and says so when it must come down to n."""
     top = min(n, K_SLIDER_MAX)
     for key in ("k", "k-slider"):
         keep_state(key)
     st.session_state.setdefault("k", min(5, n))
-    clamp("k", 2, n)
+    old = clamp("k", 2, n)
     st.session_state["k-slider"] = min(st.session_state["k"], top)
 
     def from_slider():
@@ -364,6 +412,8 @@ def k_widgets(n: int) -> int:
                   label_visibility="visible")
     k = int(st.number_input("k (minimum group size)", min_value=2, max_value=n, step=1, key="k", help=help_k,
                             label_visibility="collapsed" if top > 2 else "visible"))
+    if old is not None:
+        st.info(f"k = {old:,} is more than the {n:,} records of this data: k is {k:,} now.")
     remember("k-slider", st.session_state["k-slider"])
     return remember("k", k)
 
@@ -393,6 +443,7 @@ class Setup:
     cats: tuple = ()  # categorical quasi-identifiers: (column, "ordinal" or "nominal", order or None)
     weight: str | None = None  # the sampling-weight column (docs/methods.md §8.6)
     missing: str = "keep"      # missing cells: keep, impute or refuse (docs/methods.md §8.1)
+    missing_categories: str = "refuse"  # missing categories: refuse, impute, category or drop (docs/methods.md §8.8)
 
     @property
     def survey(self) -> bool:
@@ -437,15 +488,17 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
                       format_func={"benchmark": "benchmark", "generated": "generated", "upload": "your CSV"}.get)
     if source == "benchmark":
         names = [n for n in info.index if info.loc[n, "kind"] == "benchmark"] + ["survey"]
-        name = st.selectbox("Data set", names, index=names.index("census"), key="dataset")
+        name = choose(st.selectbox, "Data set", names, "dataset", "census")
         st.caption(f"{info.loc[name, 'description']} — {info.loc[name, 'source']}")
         return load(name), f"ma.load_dataset({name!r})", ["--dataset", name]
     if source == "generated":
         names = [n for n in info.index if info.loc[n, "kind"] == "generator"]
-        name = st.selectbox("Generator", names, key="generator")
+        name = choose(st.selectbox, "Generator", names, "generator", names[0])
         st.caption(f"{info.loc[name, 'description']} — {info.loc[name, 'source']}")
-        n = int(st.number_input("records", min_value=10, max_value=MAX_RECORDS, value=2000, step=500, key="n"))
-        seed = int(st.number_input("seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="seed"))
+        n = remember("n", int(st.number_input("records", min_value=10, max_value=MAX_RECORDS, step=500, key="n",
+                                              value=last("n", 2000))))
+        seed = remember("seed", int(st.number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
+                                                    value=last("seed", 0))))
         return (load(name, n=n, seed=seed), f"ma.load_dataset({name!r}, n={n}, seed={seed})",
                 ["--dataset", name, "--data-param", f"n={n}", "--data-param", f"seed={seed}"])
     up = st.file_uploader(f"CSV with a header row (at most {MAX_UPLOAD_MB} MB, {MAX_RECORDS:,} records)", type="csv",
@@ -457,8 +510,8 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
         st.error(f"The file is {up.size / 2**20:.0f} MB; the dashboard accepts at most {MAX_UPLOAD_MB} MB. "
                  "Use the command line (python -m microagg run --input ...) for larger files.")
         st.stop()
-    encoding = st.selectbox("Encoding", ["utf-8", "latin-1", "cp1252"], key="encoding",
-                            help="UTF-8 files with or without a byte-order mark; latin-1 or cp1252 for older "
+    encoding = choose(st.selectbox, "Encoding", ["utf-8", "latin-1", "cp1252"], "encoding", "utf-8",
+                      help="UTF-8 files with or without a byte-order mark; latin-1 or cp1252 for older "
                                  "spreadsheet exports.")
     try:
         table = read_csv(up, encoding=encoding, name=up.name)
@@ -496,78 +549,88 @@ def columns_section(df: pd.DataFrame, data_expr: str):
         st.stop()
     ids = ma.identifiers(df)
     weights = sampling_weight_columns(df)  # named like a sampling weight: proposed, never masked by default
-    weight = st.selectbox("Sampling weights", [None, *numeric], key=f"weight:{data_expr}",
-                          index=numeric.index(weights[0]) + 1 if weights else 0,
-                          format_func=lambda c: "none" if c is None else c,
-                          help="A survey's design weights (positive numbers): the mean and median become weighted "
-                               "and the report adds weighted metrics. Never masked; released only if you keep it "
-                               "(an exact weight can single a respondent out). A column named like a weight "
-                               "(weight, wgt, pw…) is proposed. docs/methods.md §8.")
+    weight = choose(st.selectbox, "Sampling weights", [None, *numeric], f"weight:{data_expr}",
+                    weights[0] if weights else None,
+                    format_func=lambda c: "none" if c is None else c,
+                    help="A survey's design weights (positive numbers): the mean and median become weighted "
+                         "and the report adds weighted metrics. Never masked; released only if you keep it "
+                         "(an exact weight can single a respondent out). A column named like a weight "
+                         "(weight, wgt, pw…) is proposed. docs/methods.md §8.")
     if weights and weight == weights[0]:
         st.caption(f"**{weight}** is named like a sampling weight, so it is proposed here; choose none to leave the "
                    "release unweighted (it is then withheld, unless you mask or keep it).")
-    columns = st.multiselect("Columns to mask", numeric,
-                             default=[c for c in numeric if c not in ids and c not in weights and c != weight],
-                             key=f"columns:{data_expr}",
-                             help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
-                                  "left out by default and dropped: a group value of an ID is often a real ID.")
+    columns = choose_many(st.multiselect, "Columns to mask", numeric, f"columns:{data_expr}",
+                          [c for c in numeric if c not in ids and c not in weights and c != weight],
+                          help="Numeric columns replaced by group values. Identifiers (record numbers, IDs) are "
+                               "left out by default and dropped: a group value of an ID is often a real ID.")
     if weight in columns:
         columns = [c for c in columns if c != weight]
         st.caption(f"**{weight}** is the sampling-weight column: never masked, released only if kept.")
     missing = "keep"
     holes = int(df[columns].isna().to_numpy().sum()) if columns else 0
     if holes:
-        missing = st.radio(f"Missing cells ({holes:,} in the masked columns)", ["keep", "impute", "refuse"],
-                           horizontal=True, key="missing",
-                           format_func={"keep": "release missing", "impute": "impute group value",
-                                        "refuse": "refuse"}.get,
-                           help="The records are microaggregated with distances over their observed attributes. "
-                                "'release missing' leaves a missing cell missing (and hides a few observed cells "
-                                "so that k rows share each missingness pattern); 'impute' releases the group "
-                                "value there. docs/methods.md §8.")
+        missing = choose(st.radio, f"Missing cells ({holes:,} in the masked columns)", ["keep", "impute", "refuse"],
+                         "missing", "keep", horizontal=True,
+                         format_func={"keep": "release missing", "impute": "impute group value",
+                                      "refuse": "refuse"}.get,
+                         help="The records are microaggregated with distances over their observed attributes. "
+                              "'release missing' leaves a missing cell missing (and hides a few observed cells "
+                              "so that k rows share each missingness pattern); 'impute' releases the group "
+                              "value there. docs/methods.md §8.")
     if ids:
         st.caption("Identifiers, neither masked nor released unless you select them: "
                    + "; ".join(f"**{c}** ({why})" for c, why in ids.items()))
     cats = categories_section(df, data_expr, columns, ids)
+    missing_categories = "refuse"
+    blanks = int(df[[c for c, _, _ in cats]].isna().to_numpy().sum()) if cats else 0
+    if blanks:
+        missing_categories = choose(
+            st.radio, f"Missing categories ({blanks:,} in the categorical columns)", list(CATEGORIES_MISSING),
+            "missing-categories", "refuse", horizontal=True,
+            format_func={"refuse": "refuse", "impute": "impute group category", "category": "own category",
+                         "drop": "drop records"}.get,
+            help="'impute': the records are grouped by their other attributes and a missing category shows its "
+                 "group's category; 'own category': missing is a nominal column's category like any other; 'drop': "
+                 "the records with a missing category are left out of the release. The report says what was done. "
+                 "docs/methods.md §8.8.")
     others = [str(c) for c in df.columns if str(c) not in columns and str(c) not in {c for c, _, _ in cats}]
     keep_col, key_col = st.columns(2)
-    keep = keep_col.multiselect("Columns to release unmasked", others, default=[], key=f"keep:{data_expr}",
-                                help="Released exactly as they are. Every other column not masked is dropped from "
-                                     "the release. A kept column an intruder may know should be declared a key.")
-    keys = key_col.multiselect("Key columns (an intruder may know them)", others, default=[],
-                               key=f"keys:{data_expr}",
-                               help="Released unmasked like kept columns, and counted in the k-anonymity check: "
-                                    "a row is protected only if k rows share its keys and masked values.")
-    stratify = st.checkbox("Microaggregate inside each combination of the keys (strata)", value=True,
-                           key="stratify", disabled=not keys,
-                           help="Groups never mix records with different keys, so the release stays k-anonymous "
-                                "with the keys released. Each combination needs at least k records.")
+    keep = choose_many(keep_col.multiselect, "Columns to release unmasked", others, f"keep:{data_expr}", [],
+                       help="Released exactly as they are. Every other column not masked is dropped from "
+                            "the release. A kept column an intruder may know should be declared a key.")
+    keys = choose_many(key_col.multiselect, "Key columns (an intruder may know them)", others, f"keys:{data_expr}",
+                       [], help="Released unmasked like kept columns, and counted in the k-anonymity check: "
+                                "a row is protected only if k rows share its keys and masked values.")
+    stratify = remember("stratify", st.checkbox(
+        "Microaggregate inside each combination of the keys (strata)", value=last("stratify", True), key="stratify",
+        disabled=not keys, help="Groups never mix records with different keys, so the release stays k-anonymous "
+                                "with the keys released. Each combination needs at least k records."))
     return columns, [c for c in keep if c not in keys], keys, (keys if keys and stratify else []), cats, weight, \
-        missing
+        missing, missing_categories
 
 
 def categories_section(df: pd.DataFrame, data_expr: str, columns: list[str], ids: dict) -> tuple:
     """Categorical quasi-identifiers (Domingo-Ferrer & Torra 2005; docs/methods.md §2.15): a kind per column and,
     for an ordinal one, its order, shown pre-filled with the natural sort for the user to correct."""
     candidates = [str(c) for c in df.columns if str(c) not in columns and str(c) not in ids]
-    chosen = st.multiselect("Categorical columns to mask (ordinal or nominal)", candidates, default=[],
-                            key=f"cats:{data_expr}",
-                            help="Text or numbers with few values, such as region or education: each group publishes "
-                                 "the median (ordinal) or most frequent (nominal) category of its members, so no "
-                                 "category is invented (heterogeneous MDAV, Domingo-Ferrer & Torra 2005).")
+    chosen = choose_many(st.multiselect, "Categorical columns to mask (ordinal or nominal)", candidates,
+                         f"cats:{data_expr}", [],
+                         help="Text or numbers with few values, such as region or education: each group publishes "
+                              "the median (ordinal) or most frequent (nominal) category of its members, so no "
+                              "category is invented (heterogeneous MDAV, Domingo-Ferrer & Torra 2005).")
     out = []
     for c in chosen:
-        kind = st.radio(f"Kind of {c}", ["nominal", "ordinal"], horizontal=True, key=f"kind:{data_expr}:{c}",
-                        help="Nominal: categories without order (region). Ordinal: ordered categories (education); "
-                             "the group value is the lower median.")
+        kind = choose(st.radio, f"Kind of {c}", ["nominal", "ordinal"], f"kind:{data_expr}:{c}", "nominal",
+                      horizontal=True, help="Nominal: categories without order (region). Ordinal: ordered "
+                                            "categories (education); the group value is the lower median.")
         if kind == "nominal":
             out.append((c, kind, None))
             continue
         natural = " < ".join(map(str, natural_order(df[c])))
-        text = st.text_input(f"Order of {c}, lowest first", value=natural, key=f"order:{data_expr}:{c}",
-                             help="Every category, separated by '<'. Pre-filled with the natural sort (numbers by "
-                                  "value, text alphabetically with numbers inside compared as numbers): correct it "
-                                  "if that is not the order.")
+        text = remember(f"order:{data_expr}:{c}", st.text_input(
+            f"Order of {c}, lowest first", value=last(f"order:{data_expr}:{c}", natural), key=f"order:{data_expr}:{c}",
+            help="Every category, separated by '<'. Pre-filled with the natural sort (numbers by value, text "
+                 "alphabetically with numbers inside compared as numbers): correct it if that is not the order."))
         out.append((c, kind, tuple(v.strip() for v in text.split("<"))))
         if text == natural and not pd.api.types.is_numeric_dtype(df[c]):
             st.caption(f"The order of **{c}** is the natural sort of its text: check it.")
@@ -577,32 +640,32 @@ def categories_section(df: pd.DataFrame, data_expr: str, columns: list[str], ids
 def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
     k = k_widgets(len(df))
     parts = {m.title: m for m in methods("partition")}
-    part = parts[st.selectbox("Partitioning method", list(parts), key="method")]
+    part = parts[choose(st.selectbox, "Partitioning method", list(parts), "method", list(parts)[0])]
     st.caption(f"{part.summary} — {part.source}")
     confidential: list[str] = []
     if part.uses_roles:
         default_conf = [c for c in df.attrs.get("roles", {}).get("confidential", []) if c in columns]
-        confidential = st.multiselect("Confidential columns", columns, default=default_conf, key=f"conf:{data_expr}",
-                                      help="Sensitive attributes: released unchanged, and used by this method to "
-                                           "shape the groups (diverse, or t-close). The other masked columns are "
-                                           "the quasi-identifiers.")
+        confidential = choose_many(st.multiselect, "Confidential columns", columns, f"conf:{data_expr}", default_conf,
+                                   help="Sensitive attributes: released unchanged, and used by this method to "
+                                        "shape the groups (diverse, or t-close). The other masked columns are "
+                                        "the quasi-identifiers.")
     mparams = parameter_widgets(part, f"p-{part.name}", max(1, len(columns) - len(confidential)),
                                 shared=st.session_state.get("aggregation"))
     try:
         refinable, why = check_refine("igd", part) == "igd", ""
     except ma.MicroaggError as exc:
         refinable, why = False, f" Not available here: {exc}"
-    refine = st.selectbox("Refinement", REFINEMENTS if refinable else ("none",), key="refine",
-                          format_func={"none": "none", "igd": "IGD (iterative group decomposition)"}.get,
-                          help="IGD moves records between the method's groups wherever the SSE falls and splits "
-                               "groups of 2k or more; never worse, every group k..2k−1 (Khomnotai, Lin, Peng & "
-                               "Samanta 2018; docs/methods.md §2.18)." + why)
+    refine = choose(st.selectbox, "Refinement", list(REFINEMENTS) if refinable else ["none"], "refine", "none",
+                    format_func={"none": "none", "igd": "IGD (iterative group decomposition)"}.get,
+                    help="IGD moves records between the method's groups wherever the SSE falls and splits "
+                         "groups of 2k or more; never worse, every group k..2k−1 (Khomnotai, Lin, Peng & "
+                         "Samanta 2018; docs/methods.md §2.18)." + why)
     return k, part, confidential, mparams, refine
 
 
 def aggregation_section(n: int, d: int):
     aggs = {m.title: m for m in methods("aggregate")}
-    agg = aggs[st.selectbox("Aggregation", list(aggs), key="aggregation")]
+    agg = aggs[choose(st.selectbox, "Aggregation", list(aggs), "aggregation", list(aggs)[0])]
     st.caption(f"{agg.summary} — {agg.source}")
     uploads = {p.name: st.session_state.get(f"u-{agg.name}-{p.name}") for p in agg.params if p.array_ok}
     aparams = parameter_widgets(agg, f"a-{agg.name}", d, overridden=[n_ for n_, u in uploads.items() if u is not None])
@@ -622,9 +685,10 @@ def aggregation_section(n: int, d: int):
 
 def metrics_section() -> tuple[dict, str]:
     eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p", 1)}
-    dld_rule = st.selectbox("DLD rule (risk-utility map)", RULES, key="m-dld", format_func=RULE_TITLES.get,
-                            help="When an intruder's nearest-neighbour link counts as a disclosure (docs/metrics.md "
-                                 "§4.6; the report lists every rule).")
+    dld_rule = choose(st.selectbox, "DLD rule (risk-utility map)", list(RULES), "m-dld", RULES[0],
+                      format_func=RULE_TITLES.get,
+                      help="When an intruder's nearest-neighbour link counts as a disclosure (docs/metrics.md "
+                           "§4.6; the report lists every rule).")
     return eparams, dld_rule
 
 
@@ -644,7 +708,7 @@ def sidebar() -> Setup:
     with st.sidebar:
         st.header("Data")
         df, data_expr, data_args = data_section()
-        columns, keep, keys, strata, cats, weight, missing = columns_section(df, data_expr)
+        columns, keep, keys, strata, cats, weight, missing, missing_categories = columns_section(df, data_expr)
         st.header("Microaggregation")
         k, part, confidential, mparams, refine = method_section(df, data_expr, columns)
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
@@ -653,7 +717,7 @@ def sidebar() -> Setup:
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule, cats, weight, missing, refine)
+                 eparams, dld_rule, cats, weight, missing, missing_categories, refine)
 
 
 # --------------------------------------------------------------------------- results
@@ -695,9 +759,10 @@ def compute(s: Setup) -> Result:
     if s.part.name == "mdav":
         wait_for_mdav()
     labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata), s.cats, s.missing, s.refine)
+                              tuple(s.strata), s.cats, s.missing, s.refine, s.missing_categories)
     held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name,
-                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing, s.refine)
+                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing, s.refine,
+                   s.missing_categories)
     summary, said = held.summary(s.ekey)
     return Result(labels, held, summary, s.ekey, tuple(dict.fromkeys(notes + held.notes + said)))
 
@@ -792,10 +857,11 @@ def partition_scatter(masked: list, Z: np.ndarray, labels: np.ndarray) -> None:
         names = ("PC1", "PC2") if len(masked) >= 2 else (f"{masked[0]} (z)", "")
     lab = labels if labels.ndim == 1 else labels[:, 0]
     groups = int(lab.max()) + 1
-    clamp("group-pick", -1, groups - 1)
-    picked = st.number_input("Outline one group (its number)", min_value=-1, max_value=groups - 1, step=1,
-                             key="group-pick", help="−1: six groups spread over the plot.",
-                             **initial("group-pick", "value", -1))
+    old = clamp("group-pick", -1, groups - 1)
+    picked = remember("group-pick", st.number_input(
+        "Outline one group (its number)", min_value=-1, max_value=groups - 1, step=1, key="group-pick",
+        help="−1: six groups spread over the plot.", **initial("group-pick", "value", -1)))
+    moved_note("Outline one group", old, -1, groups - 1)
     highlight = None if picked < 0 else [int(picked)]
     title = ("Records and six of their groups" if highlight is None else f"Records and group {picked}") + \
         ("" if labels.ndim == 1 else " (groups of the first attribute)")
@@ -809,11 +875,13 @@ def mdav_demo(df: pd.DataFrame, masked: list, k: int, variant: str | None) -> No
              "same again. Step through it on a sample of records.")
     n = len(df)
     low, high = min(n, max(2 * k, 10)), min(n, max(200, 2 * k))
-    clamp("demo-size", low, high)
+    old = clamp("demo-size", low, high)
     s1, s2, s3 = st.columns(3)
-    size = int(s1.number_input("sample size", min_value=low, max_value=high, key="demo-size",
-                               help=f"At least 2k = {2 * k} records (when the data has them).",
-                               **initial("demo-size", "value", min(high, max(40, 2 * k)))))
+    size = remember("demo-size", int(s1.number_input(
+        "sample size", min_value=low, max_value=high, key="demo-size",
+        help=f"At least 2k = {2 * k} records (when the data has them).",
+        **initial("demo-size", "value", min(high, max(40, 2 * k))))))
+    moved_note("Sample size", old, low, high)
     variants = get_method("partition", "mdav").param("variant").choices
     chosen = s2.selectbox("variant", variants, index=variants.index(variant or "generic"),
                           key=f"demo-variant:{variant}", help="The sidebar's MDAV variant when MDAV is the method.")
@@ -849,16 +917,20 @@ def tab_aggregation(s: Setup, r: Result) -> None:
     st.write("The same partition, aggregated by every registered aggregation (default parameters for the ones not "
              "selected in the sidebar). A **breach** is a released value closer than Δ to its original: the "
              "owner's wish not met, which P3M tries to avoid.")
-    rows, released = [], {}
+    rows, released, left_out = [], {}, []
     for m in methods("aggregate"):
         ap = s.akey if m.name == s.agg.name else tuple(sorted(m.defaults().items()))
         try:
             # the same arguments as the main release for the selected aggregation: a cache hit
             held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
-                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats, refine=s.refine)
+                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats, refine=s.refine,
+                           mcats=s.missing_categories)
             summary, _ = held.summary(s.ekey)
         except ma.MicroaggError as exc:
-            st.warning(f"{m.title}: {exc}")
+            if m.name == s.agg.name:  # what the user chose: a warning; another one's defaults: a note below
+                st.warning(f"{m.title}: {exc}")
+            else:
+                left_out.append(m.title)
             continue
         breach = breaches(r.Z, held.rel.Zp, s.privacy["delta"], s.privacy["relative"])
         released[m.title] = (held.in_order, breach)
@@ -871,11 +943,16 @@ def tab_aggregation(s: Setup, r: Result) -> None:
     percent = st.column_config.NumberColumn(format="%.2f")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=table_height(len(rows)),
                  column_config={c: percent for c in rows[0] if c.endswith("(%)")} if rows else None)
+    if left_out:
+        st.caption(f"Not compared: {', '.join(left_out)}; with its defaults it cannot aggregate this partition "
+                   "(e.g. it needs bounds typed by you, or a partition of its own). Choose it in the sidebar to set "
+                   "it up.")
     privacy = s.privacy
     where = ("from the sidebar" if s.privacy_source is s.agg
              else f"{s.privacy_source.title} default; choose it to change Δ")
     relative = " × |x|" if privacy.get("relative") else ""
-    aggregation_plot(s.df, s.masked, r.Z, released, f"Δ = {privacy['delta']}{relative} in z units ({where}); "
+    aggregation_plot(r.released.rel.original, s.masked, r.Z, released,  # the records released (docs/methods.md §8.8)
+                     f"Δ = {privacy['delta']}{relative} in z units ({where}); "
                      "breaching cells are drawn with a dark outline.")
 
 
@@ -1064,9 +1141,8 @@ def tab_release(s: Setup, r: Result) -> None:
     d2.download_button("Download the report (CSV)", lambda: write_csv(report, index=False).encode(),
                        file_name="report.csv", mime="text/csv", key="download-report")
     d3.download_button("Download the report (HTML, private)", lambda: release_html(s, r), file_name="report.html",
-                       mime="text/html", key="download-report-html", disabled=s.survey,
-                       help="Complete, unweighted records only (docs/methods.md §8). " * s.survey +
-                            "One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
+                       mime="text/html", key="download-report-html",
+                       help="One page that opens offline: parameters, metrics, plots, the recipe and its seed. Keep "
                             "it private, like the data.")
     st.caption("The release as published: identifiers and the input's row labels left out, rows in a random order "
                "(the commands below carry its seed, and the noise's seed of an ε-DP release: keep them private, like "

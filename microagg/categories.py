@@ -9,6 +9,10 @@ Categories are kept as they are (text stays text); a released category is always
 (``Categories.decode``). A column whose categories are unique per record (an identifier, or nearly: at least
 half of the records, and at least 10, hold a category no other record holds) is refused: its group's mode or
 median would publish such a respondent's own value.
+
+A missing cell (docs/methods.md §8.8) is refused unless ``missing`` says otherwise: ``"category"`` makes it a
+nominal column's own category (a level that is missing), ``"impute"`` gives it the code ``MISSING_CODE``, which the
+partition reads as unknown and the group value replaces (``"drop"`` removes its row before: ``drop_rows``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ ORDINAL, NOMINAL = "ordinal", "nominal"
 # a column is refused as an identifier when at least this share of its records, and at least this many, hold a
 # category of their own: fewer distinct values are categories of a small file, not codes of its records
 UNIQUE_SHARE, UNIQUE_MIN = 0.5, 10
+MISSING = ("refuse", "category", "impute", "drop")  # what to do with a missing category (docs/methods.md §8.8)
+MISSING_CODE = -1  # the code of a missing cell with missing="impute": no category
 
 
 @dataclass(frozen=True)
@@ -44,8 +50,16 @@ class Categories:
         return [j for j, kd in enumerate(self.kinds) if kd == kind]
 
     def decode(self, codes: np.ndarray) -> dict[str, np.ndarray]:
-        """``{column: categories}`` of the n x c ``codes``: each value taken from the column's own levels."""
-        return {c: self.levels[j][codes[:, j]] for j, c in enumerate(self.names)}
+        """``{column: categories}`` of the n x c ``codes``: each value taken from the column's own levels, missing
+        where the code is ``MISSING_CODE`` (a group none of whose members has a category)."""
+        out = {}
+        for j, c in enumerate(self.names):
+            values, unknown = self.levels[j][codes[:, j]], codes[:, j] == MISSING_CODE
+            if unknown.any():
+                values = values.astype(np.float64 if values.dtype.kind in "iuf" else object)
+                values[unknown] = np.nan
+            out[c] = values
+        return out
 
     def orders(self) -> dict[str, list]:
         """The category order of every ordinal column (as recorded in a release's parameters)."""
@@ -89,25 +103,33 @@ def natural_order(col: pd.Series) -> list:
     return sorted(seen) if pd.api.types.is_numeric_dtype(col) else sorted(seen, key=natural_key)
 
 
-def encode(df: pd.DataFrame, ordinal: dict[str, list | None], nominal: list[str]) -> Categories | None:
-    """The codes of the categorical quasi-identifiers of ``df`` (None without any), checked: no missing value, every
-    value of an ordinal column in its given order, an order listing each category once."""
+def drop_rows(df: pd.DataFrame, ordinal: dict, nominal: list[str]) -> pd.DataFrame:
+    """``df`` without the rows that miss a category of an ordinal or nominal quasi-identifier (``missing="drop"``)."""
+    names = [c for c in map(str, df.columns) if c in ordinal or c in nominal]
+    return df[~df[names].isna().any(axis=1)] if names else df
+
+
+def encode(df: pd.DataFrame, ordinal: dict[str, list | None], nominal: list[str],
+           missing: str = "refuse") -> Categories | None:
+    """The codes of the categorical quasi-identifiers of ``df`` (None without any), checked: every value of an
+    ordinal column in its given order, an order listing each category once, and a missing cell refused, a nominal
+    column's own category (``missing="category"``) or coded ``MISSING_CODE`` (``"impute"``)."""
+    if missing not in MISSING:
+        raise MicroaggError(f"missing_categories must be one of {MISSING}; got {missing!r}.")
     names = [c for c in map(str, df.columns) if c in ordinal or c in nominal]
     if not names:
         return None
     levels, codes, kinds, notes = [], [], [], []
     for c in names:
         col = df[c]
-        if col.isna().any():
-            raise MicroaggError(f"categorical column '{c}' has {int(col.isna().sum())} missing value(s): a category "
-                                "is needed for every record. Remove or fill them before microaggregating.")
+        _check_missing(col, c, c in nominal, missing)
         if c in nominal:
-            code, uniq = pd.factorize(col, sort=False)
+            code, uniq = pd.factorize(col, sort=False, use_na_sentinel=missing != "category")
             kinds.append(NOMINAL)
         else:
-            uniq, note = _order(col, c, ordinal[c])
+            uniq, note = _order(col.dropna(), c, ordinal[c])
             notes += [note] if note else []
-            code = pd.Index(uniq).get_indexer(col)
+            code = pd.Index(uniq).get_indexer(col)  # -1 (MISSING_CODE) where a cell is missing
             kinds.append(ORDINAL)
         levels.append(np.asarray(uniq, dtype=None if pd.api.types.is_numeric_dtype(col) else object))
         codes.append(np.asarray(code, dtype=np.int64))
@@ -120,8 +142,10 @@ def _check_not_unique(code: np.ndarray, name: str, kind: str, levels: np.ndarray
     the records, and ``UNIQUE_MIN``, alone in theirs): the lower median of a group is always one member's category
     and the mode of a group of distinct categories is one too, so most groups would publish a real respondent's own
     value on every one of their rows. Refused rather than warned: masking such a column cannot hide it, only
-    spread it."""
-    alone = np.bincount(code, minlength=len(levels))[code] == 1
+    spread it. A missing cell (``MISSING_CODE``) holds no category and is not counted alone."""
+    seen = code >= 0
+    alone = np.zeros(len(code), dtype=bool)
+    alone[seen] = np.bincount(code[seen], minlength=len(levels))[code[seen]] == 1
     if alone.sum() >= UNIQUE_MIN and alone.mean() >= UNIQUE_SHARE:
         first = levels[code[np.flatnonzero(alone)[0]]]
         first = first.item() if isinstance(first, np.generic) else first
@@ -130,6 +154,22 @@ def _check_not_unique(code: np.ndarray, name: str, kind: str, levels: np.ndarray
                             f"{'lower median' if kind == ORDINAL else 'mode'} of a group would publish a respondent's "
                             f"own value (an identifier, or nearly). Leave it out of '{kind}' (identifiers=[...] "
                             "withholds it), or merge its categories so that each is shared by several records.")
+
+
+def _check_missing(col: pd.Series, name: str, nominal: bool, missing: str) -> None:
+    """Refuse the missing cells of a categorical column unless ``missing`` says what to do with them, naming the
+    choices (docs/methods.md §8.8)."""
+    holes = int(col.isna().sum())
+    if not holes or missing in ("impute", "drop") or (missing == "category" and nominal):
+        return
+    if missing == "category":
+        raise MicroaggError(f"ordinal column '{name}' has {holes} missing value(s), which have no place in its order: "
+                            "missing_categories='category' applies to nominal columns; use 'impute' or 'drop'.")
+    raise MicroaggError(f"categorical column '{name}' has {holes} missing value(s) of {len(col)}. Say what to do with "
+                        "them (docs/methods.md §8.8): missing_categories='impute' (the group's category, the "
+                        "partition reading them as unknown), 'category' (a nominal column's own category) or "
+                        "'drop' (leave those records out); --missing-categories on the command line, 'Missing "
+                        "categories' in the dashboard.")
 
 
 def _order(col: pd.Series, name: str, order: list | None) -> tuple[np.ndarray, str | None]:

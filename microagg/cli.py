@@ -20,11 +20,12 @@ import pandas as pd
 
 from . import tables
 from .advice import duration, exact_seconds, heartbeat, scale_hint
+from .categories import MISSING as CATEGORIES_MISSING
 from .datasets import list_datasets, load_dataset
 from .engines import ENGINES, Blocks
 from .errors import MicroaggError
 from .html_report import html_report
-from .io import check_output, read_csv
+from .io import check_output, read_csv, write_text
 from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .partition.igd import REFINEMENTS
 from .pipeline import microaggregate
@@ -175,7 +176,8 @@ def cmd_run(args) -> int:
                              keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
                              **categories,
                              method_params=own["partition"], aggregation_params=own["aggregate"], engine=engine,
-                             sampling_weights=args.sampling_weights, missing=args.missing, refine=args.refine, **params)
+                             sampling_weights=args.sampling_weights, missing=args.missing, refine=args.refine,
+                             missing_categories=args.missing_categories, **params)
         report = rel.report()
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     for w in caught:
@@ -185,18 +187,28 @@ def cmd_run(args) -> int:
               "--identifiers or --sampling-weights to choose): "
               + "; ".join(f"{c} ({why})" for c, why in rel.identifiers.items()), file=sys.stderr)
     print_report(report, args.full)
-    if args.report and rel.survey is not None:
-        raise MicroaggError("--report (the HTML report) needs complete, unweighted records; this release has "
-                            "sampling weights or missing cells: leave --report out (the printed report has the "
-                            "survey metrics). Nothing was written.")
+    page = None
+    if args.report:  # made before anything is written: a report that fails leaves no file behind
+        data, data_args = _recipe_data(args, data_params)
+        page = html_report(rel, data=data, data_args=data_args)
     if args.out:
         _write(rel, args)
-    if args.report:
-        data = (f"ma.load_dataset({args.dataset!r})", ["--dataset", args.dataset]) if args.dataset else \
-            (f"ma.read_csv({args.input!r}).data", ["--input", args.input])
-        html_report(rel, args.report, data=data[0], data_args=data[1], force=True)  # checked above, before the work
+    if page is not None:
+        write_text(page, args.report)  # checked before the work, with --out
         print(f"report written to {args.report} (keep it private: it holds the shuffle's seed)", file=sys.stderr)
     return 0
+
+
+def _recipe_data(args, data_params: dict) -> tuple[str, list[str]]:
+    """The Python expression and the command-line arguments that load the input again, for the report's recipe:
+    the data set with its arguments, or the file with its encoding."""
+    if args.dataset:
+        given = "".join(f", {n}={v!r}" for n, v in data_params.items())
+        return (f"ma.load_dataset({args.dataset!r}{given})",
+                ["--dataset", args.dataset, *[a for n, v in data_params.items() for a in ("--data-param", f"{n}={v}")]])
+    encoding = [] if args.encoding is None else ["--encoding", args.encoding]
+    return (f"ma.read_csv({args.input!r}{'' if args.encoding is None else f', encoding={args.encoding!r}'}).data",
+            ["--input", args.input, *encoding])
 
 
 def print_report(report: pd.DataFrame, full: bool) -> None:
@@ -242,9 +254,9 @@ def _run_dask(args) -> int:
         raise MicroaggError("--renormalize is not available with --engine dask (it rescales over all records).")
     if args.no_spreadsheet_safe:
         raise MicroaggError("--no-spreadsheet-safe applies to CSV output; --engine dask writes Parquet files.")
-    if args.sampling_weights or args.missing != "keep":
-        raise MicroaggError("--sampling-weights and --missing are not available with --engine dask; use the memory "
-                            "engine.")
+    if args.sampling_weights or args.missing != "keep" or args.missing_categories != "refuse":
+        raise MicroaggError("--sampling-weights, --missing and --missing-categories are not available with --engine "
+                            "dask; use the memory engine.")
     data_params = _data_params(args)
     data = load_dataset(args.dataset, **data_params) if args.dataset else args.input
     params = _typed(_parse_params(args.param), args.method, args.aggregation)
@@ -335,6 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--missing", choices=("keep", "impute", "refuse"), default="keep",
                      help="missing cells in masked columns: keep (default: microaggregated, released missing), "
                           "impute (released as the group value) or refuse (stop with an error)")
+    run.add_argument("--missing-categories", choices=CATEGORIES_MISSING, default="refuse",
+                     help="missing cells in --ordinal/--nominal columns: refuse (default: stop with an error), impute "
+                          "(the group's category), category (a nominal column's own category) or drop (leave those "
+                          "records out); the report says what was done (docs/methods.md §8.8)")
     run.add_argument("--k", type=int, required=True, help="minimum group size (integer >= 2)")
     run.add_argument("--method", default="mdav", help="partitioning method (see 'methods')")
     run.add_argument("--aggregation", default="mean", help="aggregation (see 'methods')")

@@ -13,6 +13,7 @@ import platform
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib import metadata
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -23,9 +24,10 @@ from . import plots, recipe, tables
 from .errors import MicroaggError
 from .explore import risk_utility
 from .io import check_output, write_text
-from .labels import pooled_labels
+from .labels import GIVEN, pooled_labels
 from .metrics.attribute import t_closeness_by_class
 from .metrics.registry import metrics
+from .partition.missing import partial_distances
 from .registry import get_method
 from .release import Release
 
@@ -67,16 +69,35 @@ def versions() -> dict[str, str]:
 def linkage_ratios(Z: np.ndarray, Zp: np.ndarray) -> np.ndarray:
     """Per record i, the distance from its released z-scores to its own original over the distance to the nearest
     *other* original record (distance-based record linkage, docs/metrics.md §4.6): below 1 an intruder holding the
-    originals links the released record to its respondent; the smaller, the surer."""
+    originals links the released record to its respondent; the smaller, the surer. With missing cells (NaN) the
+    distances are the partial distances of the report's DLD (docs/metrics.md §4.27): O(n²·d) time then."""
     Z, Zp = np.asarray(Z, np.float64), np.asarray(Zp, np.float64)
-    own = np.sqrt(((Z - Zp) ** 2).sum(axis=1))
     if len(Z) < 2:
         return np.full(len(Z), np.inf)
-    dist, idx = cKDTree(Z).query(Zp, k=2)
-    first_is_own = idx[:, 0] == np.arange(len(Z))
-    other = np.where(first_is_own, dist[:, 1], dist[:, 0])
+    if np.isnan(Z).any() or np.isnan(Zp).any():
+        own, other = _partial_linkage(Z, Zp)
+    else:
+        own = np.sqrt(((Z - Zp) ** 2).sum(axis=1))
+        dist, idx = cKDTree(Z).query(Zp, k=2)
+        first_is_own = idx[:, 0] == np.arange(len(Z))
+        other = np.where(first_is_own, dist[:, 1], dist[:, 0])
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(other > 0, own / other, np.where(own > 0, np.inf, 1.0))
+
+
+def _partial_linkage(Z: np.ndarray, Zp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per released row, the partial distance (``partition.missing``, docs/methods.md §8.2) to its own original and
+    to the nearest other original."""
+    observed = ~np.isnan(Z)
+    Z0, rows = np.where(observed, Z, 0.0), np.arange(len(Z))
+    own, other = np.empty(len(Z)), np.empty(len(Z))
+    for i in rows:
+        seen = ~np.isnan(Zp[i])
+        dist = np.sqrt(partial_distances(Z0, observed, rows, np.where(seen, Zp[i], 0.0), seen, 0.0))
+        own[i] = dist[i]
+        dist[i] = np.inf
+        other[i] = dist.min()
+    return own, other
 
 
 def closeness(rel: Release) -> dict[str, float]:
@@ -102,36 +123,63 @@ def _risk_figure(ratio: np.ndarray) -> go.Figure:
     return plots.readable(fig)
 
 
-def _overall(report: pd.DataFrame, name: str) -> float:
-    rows = report[(report["metric"] == name) & (report["attribute"] == "all")]
-    return float(rows["value"].iloc[0]) if len(rows) else float("nan")
+def _overall(report: pd.DataFrame, *names: str) -> float:
+    """The overall value of the first of ``names`` the report has (NaN if none)."""
+    for name in names:
+        rows = report[(report["metric"] == name) & (report["attribute"] == "all")]
+        if len(rows):
+            return float(rows["value"].iloc[0])
+    return float("nan")
 
 
-def _sweep(rel: Release, ks: Sequence[int]) -> pd.DataFrame | None:
-    """The same method, parameters and columns at every k of ``ks`` (``microagg.explore.risk_utility``)."""
+def _sweep(rel: Release, ks: Sequence[int]) -> tuple[pd.DataFrame | None, str]:
+    """The same method, parameters and columns at every k of ``ks`` (``microagg.explore.risk_utility``), inside the
+    same strata and with the same keys; else None and why not."""
     p = rel.params
     n = len(rel.original)
     ks = sorted({int(k) for k in (*ks, rel.k) if 2 <= k <= n})
-    if n > SWEEP_MAX_RECORDS or p.get("engine", "memory") != "memory" or len(ks) < 2 or rel.categories is not None:
-        return None  # the sweeps are numeric: a release with categorical quasi-identifiers has none
+    why = ("the partition was given (labels=), so it cannot be recomputed at other k" if p["method"] == GIVEN else
+           f"more than {SWEEP_MAX_RECORDS:,} records" if n > SWEEP_MAX_RECORDS else
+           "a block engine" if p.get("engine", "memory") != "memory" else
+           "no other k between 2 and the number of records" if len(ks) < 2 else
+           "categorical quasi-identifiers (the sweep is numeric)" if rel.categories is not None else
+           "sampling weights or missing cells (the sweep compares complete, unweighted releases)"
+           if rel.survey is not None else "")
+    if why:
+        return None, why
     method, aggregation = get_method("partition", p["method"]), get_method("aggregate", p["aggregation"])
     own = {q.name: p[q.name] for q in method.params if q.name in p}
     agg = {q.name: p[q.name] for q in aggregation.params if q.name in p}
-    return risk_utility(rel.original, ks, {method.title: (method.name, own)}, aggregation=aggregation.name,
+    data = rel.original if rel.keys_strata is None else pd.concat(
+        [rel.original, rel.keys_strata[[c for c in rel.keys_strata if c not in rel.original]]], axis=1)
+    return risk_utility(data, ks, {method.title: (method.name, own)}, aggregation=aggregation.name,
                         columns=rel.masked, confidential=rel.confidential or None, aggregation_params=agg,
                         keys=rel.keys or None, strata=rel.strata or None, renormalize=p.get("renormalize", False),
-                        identifiers=[], shuffle=False)  # rel.original holds no identifier
+                        identifiers=[], shuffle=False), ""  # the data holds no identifier
 
 
 def _ru_figure(rel: Release, report: pd.DataFrame, sweep: pd.DataFrame | None) -> go.Figure:
     fig = plots.ru_map(sweep) if sweep is not None else go.Figure()
-    fig.add_trace(go.Scatter(x=[_overall(report, "DLD")], y=[_overall(report, "IL")], mode="markers+text",
+    fig.add_trace(go.Scatter(x=[_overall(report, "DLD", "DLD (partial distances)")],
+                             y=[_overall(report, "IL", "IL (observed cells)")], mode="markers+text",
                              name="this release", text=[f"this release (k={rel.k})"], textposition="top right",
                              marker=dict(size=16, symbol="star", color="#d62728", line=dict(width=1, color="#222"))))
     fig.update_layout(title="Risk-utility position: IL against DLD (lower-left is better)",
                       xaxis_title="DLD (%) — disclosure risk", yaxis_title="IL (%) — information loss", height=460,
                       legend=dict(orientation="h", y=-0.18))
     return plots.readable(fig)
+
+
+def _given() -> SimpleNamespace:
+    """What the report says of the partitioner of a release whose partition was given (``labels=``)."""
+    return SimpleNamespace(name=GIVEN, title="a given partition", summary="groups computed elsewhere, passed as "
+                           "labels= and checked (each of at least k records)", source="the caller", params=(),
+                           bounded=False)
+
+
+def _survey(report: pd.DataFrame) -> pd.DataFrame:
+    """The report's rows on sampling weights and missing cells (docs/methods.md §8)."""
+    return report[(report["attribute"] == "all") & report["source"].astype(str).str.startswith("docs/methods.md §8")]
 
 
 def _headline(report: pd.DataFrame) -> pd.DataFrame:
@@ -155,16 +203,14 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     release (None: no sweep; skipped above :data:`SWEEP_MAX_RECORDS` records or with the block engines)."""
     if not isinstance(rel, Release):
         raise MicroaggError(f"html_report needs a Release (from microaggregate); got {type(rel).__name__}.")
-    if rel.survey is not None:
-        raise MicroaggError("html_report needs complete, unweighted records (its sweep and linkage ratios); this "
-                            "release has sampling weights or missing cells (docs/methods.md §8): use rel.report().")
     if path is not None:
         check_output(path, [*inputs, *rel.inputs], force=force)
     data_args = list(data_args) if data_args is not None else ["--input", "data.csv"]
     report = rel.report()
     p = rel.params
-    method, aggregation = get_method("partition", p["method"]), get_method("aggregate", p["aggregation"])
-    sweep = _sweep(rel, sweep_ks) if sweep_ks else None
+    method = _given() if p["method"] == GIVEN else get_method("partition", p["method"])
+    aggregation = get_method("aggregate", p["aggregation"])
+    sweep, why = _sweep(rel, sweep_ks) if sweep_ks else (None, "not asked for")
     ratio = linkage_ratios(rel.Z, rel.Zp)
     order = np.arange(len(ratio)) if rel.order is None else rel.order
     position = np.empty(len(order), dtype=np.int64)
@@ -186,6 +232,7 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     seeds = [("shuffle of the released rows", p.get("shuffle_seed") if p.get("shuffle") else "not shuffled")]
     seeds += [(f"{q.name} of {kind.name}", p[q.name]) for kind in (method, aggregation) for q in kind.params
               if "seed" in q.name and q.name in p]
+    e = html.escape
     cats = [] if rel.categories is None else [f"{c} ({kind})" for c, kind in zip(rel.categories.names,
                                                                                   rel.categories.kinds)]
     summary = [("records", len(rel.original)), ("masked (quasi-identifiers)", ", ".join(rel.masked + cats) or "none"),
@@ -197,16 +244,14 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
                ("groups", int(pooled_labels(rel.labels).max()) + 1),
                ("k-anonymous", rel.anonymity["k_anonymous"])]
     summary += [(f"t-closeness of {c}: largest EMD of a class", f"{t:.4f}") for c, t in closeness(rel).items()]
-    sweep_note = ("" if sweep is not None else "<p class='note'>No sweep over k: "
-                  + ("not asked for." if not sweep_ks else "too many records, a block engine, k values out of "
-                     "range, or categorical quasi-identifiers (the sweep is numeric).") + "</p>")
+    summary += [(row.metric, tables.format_value(row.value, row.unit)) for row in _survey(report).itertuples()]
+    sweep_note = "" if sweep is not None else f"<p class='note'>No sweep over k: {e(why)}.</p>"
     private, noise = "", ""
     if aggregation.extras.get("differential_privacy"):  # ε, bounds, sensitivity, noise scale, seed (methods §7.3)
         noise = (" It also carries the seed of the Laplace noise: whoever holds it can take the noise off and read "
                  "the exact group means.")
         rows = report[report["metric"].str.startswith("DP ") | (report["metric"] == "differential privacy ε")]
         private = f"<h2>Differential privacy</h2>{_table(rows[['metric', 'attribute', 'value', 'unit']])}"
-    e = html.escape
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = f"""<h1>Release report: {e(method.title)}, k = {rel.k}</h1>
 <p class="private"><b>Keep this file private, like the original data.</b> The recipe below carries the seed of the

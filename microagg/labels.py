@@ -7,6 +7,8 @@ import numpy as np
 
 from .errors import MicroaggError
 
+GIVEN = "given labels"  # the method a release records when its partition was given (``labels=`` without a method)
+
 
 def check_labels(labels, n: int, k: int | None = None, d: int | None = None) -> np.ndarray:
     """Labels as consecutive group ids 0..m-1: shape (n,) or, if ``d`` is given, (n, d).

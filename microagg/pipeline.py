@@ -20,6 +20,7 @@ from .checks import check_k
 from .engines import Blocks, Dask, Memory, engine_of
 from .errors import MicroaggError
 from .io import read_csv
+from .labels import GIVEN
 from .partition.igd import REFINEMENTS
 from .preprocess import as_frame
 from .registry import get_method
@@ -43,7 +44,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
                    keep_index: bool = False, engine: str | Memory | Blocks | Dask = "memory",
                    ordinal: dict | Sequence[str] | None = None, nominal: Sequence[str] | None = None,
                    sampling_weights: str | None = None, missing: str = "keep", refine: str = "none",
-                   **params) -> Release | DaskRelease:
+                   missing_categories: str = "refuse", **params) -> Release | DaskRelease:
     """Microaggregate the numeric ``columns`` of ``data`` into groups of at least ``k`` records.
 
     ``method`` (default ``"mdav"``) and ``aggregation`` name registered methods (``microagg.registry``);
@@ -91,7 +92,11 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
     with missing cells (NaN) in masked columns: ``"keep"`` (default) microaggregates the records (MDAV-generic
     with partial distances) and releases the missing cells missing, suppressing observed cells where needed
     for k-anonymity (a missing cell matches only a missing cell); ``"impute"`` releases the group value there
-    instead; ``"refuse"`` stops with an error naming the column.
+    instead; ``"refuse"`` stops with an error naming the column. ``missing_categories`` says what to do with a
+    missing cell of an ordinal or nominal quasi-identifier (docs/methods.md §8.8): ``"refuse"`` (default) stops
+    with an error naming the column and these choices; ``"impute"`` partitions with the cell unknown and
+    releases its group's category; ``"category"`` makes it a nominal column's own category; ``"drop"`` leaves
+    its record out of the release. The report says what was done and to how many cells or records.
 
     ``engine`` chooses how the partition is computed (``microagg.engines``; README "Scaling out"):
     ``"memory"`` / ``Memory()`` runs ``method`` on all records at once (inside each stratum); ``"blocks"`` /
@@ -127,7 +132,7 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         if ordinal or nominal:
             raise MicroaggError("the Dask engine has no heterogeneous MDAV: microaggregate ordinal or nominal "
                                 "quasi-identifiers in memory (engine='memory').")
-        if sampling_weights is not None or missing != "keep":
+        if sampling_weights is not None or missing != "keep" or missing_categories != "refuse":
             raise MicroaggError("the Dask engine takes neither sampling weights nor a missing-value option: "
                                 "use the memory engine (docs/methods.md §8).")
         if labels is not None or renormalize or keep_index:
@@ -176,15 +181,15 @@ def microaggregate(data, k: int, method: str | None = None, aggregation: str = "
         raise
     stages.check_insensitive("given labels" if given else part.name, mp, agg.name, ap, len(roles.masked))
     seed = permutation(0, seed)[1] if shuffle else None  # checked now, a fresh one drawn when None
-    prep = stages.standardize(df, roles, k, missing)
+    prep = stages.standardize(df, roles, k, missing, missing_categories)
     if labels is None:
         labels, engine_info = stages.partition(prep, part, mp, engine, refine)
     else:
         engine_info = {**engine.info(k), "refine": "none"}
         labels = np.asarray(labels)
-        stages.check_partition(labels, prep, "given labels" if given else part.name)
+        stages.check_partition(labels, prep, GIVEN if given else part.name)
     masked = stages.aggregate(prep, labels, agg, ap, renormalize)
-    return stages.release(prep, labels, masked, method="given labels" if given else (method or "mdav"),
+    return stages.release(prep, labels, masked, method=GIVEN if given else (method or "mdav"),
                           method_params=mp, aggregation_params=ap, engine_info=engine_info,
                           identifiers_given=identifiers is not None, shuffle=shuffle, seed=seed,
                           keep_index=keep_index, inputs=(df.attrs["source"],) if "source" in df.attrs else ())

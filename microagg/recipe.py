@@ -16,6 +16,7 @@ import shlex
 import numpy as np
 
 from .errors import MicroaggError
+from .labels import GIVEN
 from .registry import get_method
 
 QUOTED = (",", "=", "<", '"')  # a name holding one of them is quoted on the command line
@@ -67,11 +68,16 @@ def next_name(text: str, i: int, seps: str, flag: str) -> tuple[str, int, str]:
     return name, after + 1, text[after:after + 1]
 
 
+def _methods(params: dict) -> list:
+    """The registered partitioner (none for a partition given as ``labels=``) and aggregator of a release."""
+    return [get_method(kind, params[key]) for kind, key in (("partition", "method"), ("aggregate", "aggregation"))
+            if params[key] != GIVEN]
+
+
 def _arguments(params: dict) -> dict:
     """The registered method's and aggregation's parameters in a release's ``params`` (the rest are release
     options)."""
-    names = [p.name for kind in ("partition", "aggregate")
-             for p in get_method(kind, params["method" if kind == "partition" else "aggregation"]).params]
+    names = [p.name for m in _methods(params) for p in m.params]
     return {n: params[n] for n in names if n in params}
 
 
@@ -85,8 +91,9 @@ def _arrays(params: dict) -> list[str]:
 
 def python_snippet(params: dict, data: str) -> str:
     """Python that rebuilds the release; ``data`` is the expression that loads the input DataFrame."""
-    args = [f"k={params['k']}", f"method={params['method']!r}", f"aggregation={params['aggregation']!r}",
-            f"columns={list(params['columns'])!r}"]
+    given = params["method"] == GIVEN  # a partition computed elsewhere: passed again as labels=
+    args = [f"k={params['k']}", "labels=labels" if given else f"method={params['method']!r}",
+            f"aggregation={params['aggregation']!r}", f"columns={list(params['columns'])!r}"]
     if params.get("keep"):
         args.append(f"keep={list(params['keep'])!r}")
     if params.get("confidential"):
@@ -104,6 +111,8 @@ def python_snippet(params: dict, data: str) -> str:
         args.append(f"sampling_weights={params['sampling_weights']!r}")
     if params.get("missing", "keep") != "keep":
         args.append(f"missing={params['missing']!r}")
+    if params.get("missing_categories"):
+        args.append(f"missing_categories={params['missing_categories']!r}")
     if params.get("shuffle") is False:
         args.append("shuffle=False")
     if params.get("shuffle_seed") is not None:
@@ -115,21 +124,27 @@ def python_snippet(params: dict, data: str) -> str:
     if params.get("refine", "none") != "none":
         args.append(f"refine={params['refine']!r}")
     arrays = _arrays(params)
-    given = {n: f"{n}_values" if n in arrays else repr(v) for n, v in _arguments(params).items()}
-    args += [f"{n}={v}" for n, v in given.items() if n not in RELEASE_OPTIONS]
-    for kind, key in (("partition", "method"), ("aggregate", "aggregation")):  # names the release also takes
-        own = [p.name for p in get_method(kind, params[key]).params if p.name in RELEASE_OPTIONS and p.name in given]
+    values = {n: f"{n}_values" if n in arrays else repr(v) for n, v in _arguments(params).items()}
+    args += [f"{n}={v}" for n, v in values.items() if n not in RELEASE_OPTIONS]
+    for m in _methods(params):  # names the release also takes
+        own = [p.name for p in m.params if p.name in RELEASE_OPTIONS and p.name in values]
         if own:
-            args.append(f"{key}_params={{{', '.join(f'{n!r}: {given[n]}' for n in own)}}}")
+            key = "method" if m.kind == "partition" else "aggregation"
+            args.append(f"{key}_params={{{', '.join(f'{n!r}: {values[n]}' for n in own)}}}")
     body = ",\n    ".join(args)
     load = "".join(f"{n}_values = ...  # the {params[n].shape} array of {n} values you uploaded\n" for n in arrays)
+    if given:
+        load += "labels = ...  # the partition you gave as labels= (one group number per record, input order)\n"
     imports = "import microagg as ma\n" + ("import pandas as pd\n" if "pd." in data else "")
     return (f"{imports}\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
             "rel.to_csv(\"release.csv\")\nprint(rel.report())")
 
 
 def cli_command(params: dict, data_args: list[str]) -> str:
-    """``python -m microagg run ...`` that rebuilds the release; ``data_args`` selects the input."""
+    """``python -m microagg run ...`` that rebuilds the release; ``data_args`` selects the input. A partition given
+    as ``labels=`` has no command line: a comment says so."""
+    if params["method"] == GIVEN:
+        return "# a release of a partition given as labels= is reproduced only through the Python API (above)"
     argv = ["python", "-m", "microagg", "run", *data_args, "--k", str(params["k"]), "--method", params["method"],
             "--aggregation", params["aggregation"], "--columns", join_names(params["columns"])]
     if params.get("keep"):
@@ -149,6 +164,8 @@ def cli_command(params: dict, data_args: list[str]) -> str:
         argv += ["--sampling-weights", params["sampling_weights"]]
     if params.get("missing", "keep") != "keep":
         argv += ["--missing", params["missing"]]
+    if params.get("missing_categories"):
+        argv += ["--missing-categories", params["missing_categories"]]
     if params.get("shuffle") is False:
         argv.append("--no-shuffle")
     if params.get("shuffle_seed") is not None:

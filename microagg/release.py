@@ -27,7 +27,7 @@ from .metrics.report import COLUMNS, evaluate_arrays
 from .metrics.survey import missing_rows
 from .preprocess import Standardizer, standardize
 from .registry import get_method
-from .rows import NOT_RECORD_LEVEL, column_rows, group_rows, safety_rows, survey_rows
+from .rows import NOT_RECORD_LEVEL, categories_missing_rows, column_rows, group_rows, safety_rows, survey_rows
 from .wishes import NAMES as WISHES
 
 
@@ -46,7 +46,8 @@ class Release:
     for univariate methods), ``key_classes`` the class of every record on the key columns (all in input
     order); ``confidential`` the confidential columns; ``identifiers`` the columns treated as identifiers
     (not released), with the reason; ``inputs`` the files the input was read from (``microaggregate(path)``,
-    ``ma.read_csv``), which no writer replaces.
+    ``ma.read_csv``), which no writer replaces; ``keys_strata`` the input's key and stratum columns (input order;
+    None without), with which the release can be made again at another k (the HTML report's sweep).
     """
 
     protected: pd.DataFrame
@@ -74,6 +75,8 @@ class Release:
     sampling_weights: np.ndarray | None = field(default=None, repr=False)  # one per record, input order
     survey: dict | None = None  # with sampling weights or missing cells: their handling (docs/methods.md §8)
     inputs: tuple[str, ...] = ()  # the files the input was read from: no writer replaces them, even with force
+    keys_strata: pd.DataFrame | None = field(default=None, repr=False)  # the input's key and stratum columns
+    categories_missing: dict | None = None  # with a missing category: what was done (docs/methods.md §8.8)
 
     @property
     def k(self) -> int:
@@ -172,6 +175,8 @@ class Release:
             add("ordinal order", " < ".join(map(str, order)), "", "", "microagg.categories", attribute=c)
         if self.survey is not None:
             rows += survey_rows(self.survey, self.params.get("sampling_weights"), self.kept)
+        if self.categories_missing is not None:
+            rows += categories_missing_rows(self.categories_missing)
         rows += safety_rows(self.identifiers, self.keys, self.strata, self.index_note,
                             self.params.get("keep_index", False), self.params.get("shuffle", False))
         for row in self.aggregation_report:

@@ -58,7 +58,7 @@ def safety_rows(identifiers: dict, keys, strata, index_note, keep_index: bool, s
 
 def survey_rows(survey: dict, weight_column: str | None, kept) -> list[dict]:
     """Report rows on the sampling weights and the missing cells of a release (docs/methods.md §8)."""
-    src = "docs/methods.md §7"
+    src = "docs/methods.md §8.1"
     rows = [report_row("sampling weights", "none" if weight_column is None else
                        f"{weight_column}: " + ("released unchanged (keep); an exact weight can single a respondent "
                                                "out" if weight_column in kept else "not released"),
@@ -70,4 +70,22 @@ def survey_rows(survey: dict, weight_column: str | None, kept) -> list[dict]:
                  report_row("imputed cells", survey["imputed cells"], "cells", source="docs/methods.md §8.1"),
                  report_row("observed cells suppressed for k-anonymity", survey["suppressed cells"], "cells",
                             "lower is better", "docs/methods.md §8.5")]
+    return rows
+
+
+CATEGORIES_MISSING = {"impute": "imputed: the group's category (the partition read them as unknown)",
+                      "category": "a category of their own", "drop": "their records left out of the release"}
+
+
+def categories_missing_rows(said: dict) -> list[dict]:
+    """Report rows on the missing cells of the ordinal and nominal quasi-identifiers (docs/methods.md §8.8)."""
+    src = "docs/methods.md §8.8"
+    rows = [report_row("missing categories (categorical columns)", said["cells"], "cells", source=src),
+            report_row("missing categories", CATEGORIES_MISSING[said["missing"]], source=src)]
+    if said["missing"] == "drop":
+        rows.append(report_row("records left out (a category missing)", said["records left out"], "records",
+                               source=src))
+    else:
+        rows.append(report_row("categorical cells released missing", said["released missing"], "cells",
+                               source=src))
     return rows

@@ -29,7 +29,7 @@ import pandas as pd
 from .aggregate.categorical import nominal_mode, ordinal_median
 from .aggregate.survey import weighted_group_values
 from .bounds import BOUNDS, check_bounds
-from .categories import NOMINAL, ORDINAL, Categories, encode
+from .categories import NOMINAL, ORDINAL, Categories, drop_rows, encode
 from .engines import MEMORY, Blocks, Memory
 from .errors import MicroaggError
 from .labels import check_labels, pooled_labels
@@ -54,7 +54,8 @@ class Prepared:
     """The data with its column roles checked, the masked columns in original units (``X``) and z-scores
     (``Z``, the original's mean and population sd; NaN where a cell is missing), the stratum of every record
     (None without strata), the categorical quasi-identifiers as codes (None without any), the sampling weights
-    (None without) and what to do with missing cells (``MISSING``)."""
+    (None without), what to do with missing cells (``MISSING``) and, when an ordinal or nominal cell is missing,
+    what was done with them (``categories_missing``: docs/methods.md §8.8)."""
 
     df: pd.DataFrame
     roles: Roles
@@ -66,6 +67,7 @@ class Prepared:
     cats: Categories | None = None
     weights: np.ndarray | None = None
     missing: str = "refuse"
+    categories_missing: dict | None = None  # {"missing": option, "cells": n, "records left out": m}
 
     @property
     def survey(self) -> bool:
@@ -89,21 +91,28 @@ class Masked:
     survey: dict | None = None  # with weights or missing cells: what the release records about them
 
 
-def standardize(df: pd.DataFrame, roles: Roles, k: int, missing: str = "refuse") -> Prepared:
+def standardize(df: pd.DataFrame, roles: Roles, k: int, missing: str = "refuse",
+                missing_categories: str = "refuse") -> Prepared:
     """The masked columns as a matrix of at least ``k`` rows, finite or, unless ``missing="refuse"``, missing
     (NaN), standardized (a column too large for float64 arithmetic refused), the strata (each of at least ``k``
     records), the categorical quasi-identifiers' codes (an ordinal order taken from the natural sort is a
-    warning) and the sampling weights (each finite and > 0)."""
+    warning; a missing category refused, its own, unknown, or its record left out: ``missing_categories``,
+    docs/methods.md §8.8) and the sampling weights (each finite and > 0)."""
     if missing not in MISSING:
         raise MicroaggError(f"missing must be one of {MISSING}; got {missing!r}.")
+    holes = int(df[[*roles.ordinal, *roles.nominal]].isna().to_numpy().sum())
+    whole = len(df)
+    if missing_categories == "drop":
+        df = drop_rows(df, roles.ordinal, roles.nominal)
+    cats = encode(df, roles.ordinal, roles.nominal, missing_categories)
     X = numeric_matrix(df, roles.masked, min_rows=k, missing=missing != "refuse")
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
-    cats = encode(df, roles.ordinal, roles.nominal)
     for note in cats.notes if cats is not None else ():
         warnings.warn(note, stacklevel=3)
+    said = {"missing": missing_categories, "cells": holes, "records left out": whole - len(df)} if holes else None
     return Prepared(df, roles, k, X, std, Z, stratum_ids(df, roles.strata, k), cats=cats,
-                    weights=sampling_weights(df, roles.sampling_weights), missing=missing)
+                    weights=sampling_weights(df, roles.sampling_weights), missing=missing, categories_missing=said)
 
 
 def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> tuple[dict, dict]:
@@ -364,7 +373,8 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
               "identifiers": list(roles.identifiers) if identifiers_given else None, "keys": roles.keys,
               "strata": roles.strata, "shuffle": bool(shuffle), "shuffle_seed": seed, "keep_index": bool(keep_index),
               **engine_info, **method_params, **aggregation_params,
-              **({"sampling_weights": roles.sampling_weights, "missing": prep.missing} if masked.survey else {})}
+              **({"sampling_weights": roles.sampling_weights, "missing": prep.missing} if masked.survey else {}),
+              **({"missing_categories": prep.categories_missing["missing"]} if prep.categories_missing else {})}
     if cats is not None:
         params.update(ordinal=cats.orders(), nominal=[cats.names[j] for j in cats.columns(NOMINAL)])
     dropped = [c for c in names if c not in cols and c not in keep and c not in conf and c not in categorical]
@@ -376,7 +386,18 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                    index_note=meaningful_index(df), categories=cats, category_codes=codes_p,
                    coverage=tuple(_coverage(df, codes, V if codes_p is None else np.column_stack([V, codes_p]), kept,
                                             k)),
-                   sampling_weights=prep.weights, survey=masked.survey, inputs=inputs)
+                   sampling_weights=prep.weights, survey=masked.survey, inputs=inputs,
+                   categories_missing=_categories_missing(prep.categories_missing, released),
+                   keys_strata=df[list(dict.fromkeys(roles.keys + roles.strata))].copy()
+                   if roles.keys or roles.strata else None)
+
+
+def _categories_missing(said: dict | None, released: dict) -> dict | None:
+    """What the release records about its missing categories: the option, the cells missing in the input, the
+    records left out and the categorical cells released missing (docs/methods.md §8.8)."""
+    if said is None:
+        return None
+    return {**said, "released missing": int(sum(pd.isna(v).sum() for v in released.values()))}
 
 
 def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:

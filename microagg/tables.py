@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 
 # the report's overall rows a reader looks at first, in this order (docs/metrics.md defines them)
-HEADLINE = ("IL", "PIL", "DLD", "ID", "RLD", "SL", "exact cells", "changed categories", "ordinal shift", "groups",
-            "smallest group", "largest group", "smallest equivalence class", "k-anonymous")
+HEADLINE = ("IL", "IL (observed cells)", "IL (weighted)", "PIL", "DLD", "DLD (partial distances)", "ID", "RLD", "SL",
+            "exact cells", "changed categories", "ordinal shift", "groups", "smallest group", "largest group",
+            "smallest equivalence class", "k-anonymous")
 COUNTS = {"groups", "pairs", "cells"}  # units whose values are counts
 # divided by the total variance: NaN when every record is identical (SST = 0)
 OVER_SST = {"IL", "partition IL", "IL1s", "PIL"}

@@ -39,3 +39,31 @@ def test_upload_choose_kinds_and_release_categories():
 
     order.set_value("low < mid").run()  # a category left out of the order: one message
     assert "not in its order" in " ".join(str(e.value) for e in at.error) and not at.exception
+
+
+def test_blank_categories_get_a_choice_in_the_sidebar_said_in_the_report():
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = "Release"
+    at.run()
+    at.radio(key="source").set_value("upload").run()
+    text = survey_csv().decode().splitlines()
+    text[5] = ",".join(text[5].split(",")[:2] + ["", text[5].split(",")[3]])  # one blank region
+    at.file_uploader[0].set_value(("mine.csv", ("\n".join(text) + "\n").encode(), "text/csv")).run()
+    at.multiselect(key=f"cats:{EXPR}").set_value(["region"]).run()
+    assert "'region' has 1 missing value(s) of 60" in " ".join(str(e.value) for e in at.error)  # refused by default
+    for option in ("impute", "category", "drop"):
+        at.radio(key="missing-categories").set_value(option).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        released = at.dataframe[0].value
+        assert len(released) == (59 if option == "drop" else 60) and [m.value for m in at.metric][-1] == "yes"
+        assert f"--missing-categories {option}" in " ".join(str(c.value) for c in at.code)
+        report = at.dataframe[1].value.set_index("metric")["value"]
+        assert report["k-anonymous"] == "yes"
+    at.session_state["report-open"] = True
+    at.run()
+    full = next(d.value for d in at.dataframe if "source" in d.value.columns)
+    assert "records left out (a category missing)" in set(full["metric"])
+    for tab in ("Partition", "Aggregation"):  # the tabs draw the records released
+        at.session_state["tab"] = tab
+        at.run()
+        assert not at.exception and not at.error, [e.value for e in at.error]

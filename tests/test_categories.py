@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg.categories import encode, natural_key, natural_order, spec
+from microagg.categories import drop_rows, encode, natural_key, natural_order, spec
 
 
 def test_given_order_positions_and_nominal_first_appearance():
@@ -41,9 +41,9 @@ def test_bad_orders_are_refused(ordinal, nominal, match):
         encode(df, *spec(ordinal, nominal))
 
 
-def test_missing_category_is_refused_naming_the_column():
+def test_missing_category_is_refused_naming_the_column_and_the_choices():
     df = pd.DataFrame({"region": ["a", None, "b"]})
-    with pytest.raises(ma.MicroaggError, match="'region' has 1 missing"):
+    with pytest.raises(ma.MicroaggError, match="'region' has 1 missing value.* of 3.*'impute'.*'category'.*'drop'"):
         encode(df, *spec(None, ["region"]))
     assert encode(pd.DataFrame({"x": [1.0]}), {}, []) is None
     assert np.array_equal(encode(df.fillna("c"), {}, ["region"]).codes[:, 0], [0, 1, 2])
@@ -78,3 +78,19 @@ def test_a_category_unique_per_record_is_refused_naming_the_column(kind, unique)
 def test_a_small_file_s_categories_are_not_codes_of_records():
     df = pd.DataFrame({"region": list("NSEWC") + ["N"] * 3})  # 5 of 8 records alone, but only 5 categories
     assert encode(df, *spec(None, ["region"])).levels[0].tolist() == list("NSEWC")
+
+
+def test_a_missing_category_is_unknown_its_own_category_or_its_row_dropped():
+    df = pd.DataFrame({"region": ["a", None, "b", "a"], "level": ["lo", "hi", None, "hi"]})
+    both = spec({"level": ["lo", "hi"]}, ["region"])
+    unknown = encode(df, *both, missing="impute")
+    assert unknown.codes.tolist() == [[0, 0], [-1, 1], [1, -1], [0, 1]]  # -1: unknown
+    assert list(unknown.decode(unknown.codes)["region"][[0, 2]]) == ["a", "b"]
+    assert pd.isna(unknown.decode(unknown.codes)["region"][1])  # a group with no known category: released missing
+    with pytest.raises(ma.MicroaggError, match="'level' has 1 missing value.*no place in its order"):
+        encode(df, *both, missing="category")
+    own = encode(df[["region"]], {}, ["region"], missing="category")
+    assert own.codes[:, 0].tolist() == [0, 1, 2, 0] and pd.isna(own.levels[0][1])
+    assert drop_rows(df, *both).index.tolist() == [0, 3]
+    with pytest.raises(ma.MicroaggError, match="missing_categories must be one of"):
+        encode(df, *both, missing="mode")

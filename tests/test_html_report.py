@@ -120,3 +120,91 @@ def test_a_differentially_private_release_states_its_accounting():
     assert re.search(r"noise_seed of laplace</td>\s*<td>11<", page)
     private = page[page.index('<p class="private">'):page.index("</p>", page.index('<p class="private">'))]
     assert "seed of the Laplace noise" in private  # the file that holds the noise seed says why it is private
+
+
+SURVEY_ORDER = list(ma.datasets.SURVEY_EDUCATION)
+
+
+def cell(page: str, label: str) -> str:
+    """The value beside ``label`` in the report's tables."""
+    return re.search(rf"<td>{re.escape(label)}</td>\s*<td>([^<]*)</td>", page).group(1)
+
+
+@pytest.mark.parametrize("case", ["weights", "missing cells", "imputed, categories", "keys and strata",
+                                  "strata not released", "given labels"])
+def test_every_release_the_api_makes_has_a_report(case):
+    df = ma.load_dataset("survey")
+    options = {"weights": dict(columns=["household_size"], sampling_weights="weight"),
+               "missing cells": dict(columns=["age", "household_size"]),
+               "imputed, categories": dict(columns=["age"], missing="impute", sampling_weights="weight",
+                                           nominal=["region"], ordinal={"education": SURVEY_ORDER}),
+               "keys and strata": dict(columns=["household_size"], keys=["region"], strata=["region"]),
+               "strata not released": dict(columns=["household_size"], strata=["region"]),
+               "given labels": dict(columns=["household_size"], labels=np.arange(len(df)) // 4)}[case]
+    rel = ma.microaggregate(df, 4, seed=2, **options)
+    page = html_report(rel)  # before: refused, or "columns ['region'] are not in the data", "unknown method"
+    assert page.count("Plotly.newPlot") == 3 and cell(page, "k-anonymous") == "True"
+    swept = "No sweep over k" not in page
+    assert swept == (case in ("keys and strata", "strata not released"))
+    if rel.survey is not None:
+        assert ("No sweep over k: sampling weights or missing cells" in page) == (rel.categories is None)
+        assert cell(page, "sampling weights") == ("weight: not released" if "sampling_weights" in options else "none")
+        assert ("IL (observed cells)" in page) == rel.missing_cells
+    if case == "given labels":
+        assert "a given partition" in page and "labels=labels" in page and "only through the Python API" in page
+
+
+def test_the_sweep_reruns_the_release_in_its_strata():
+    df = ma.load_dataset("survey")
+    rel = ma.microaggregate(df, 3, columns=["household_size"], keys=["region"], strata=["region"], seed=2)
+    page = html_report(rel, sweep_ks=(3, 5))
+    again = ma.explore.risk_utility(df, [3, 5], {"MDAV": ("mdav", {"variant": "generic"})}, columns=["household_size"],
+                                    keys=["region"], strata=["region"], shuffle=False)
+    il = again.set_index("k").loc[3, "IL"]
+    report = rel.report().set_index("metric")
+    assert np.isclose(il, float(report.loc["IL", "value"])) and "No sweep" not in page
+
+
+def test_linkage_ratios_with_missing_cells():
+    Z = np.array([[0.0, np.nan], [1.0, 5.0], [3.0, 5.0]])
+    Zp = np.array([[0.2, np.nan], [0.8, 5.0], [1.5, 5.0]])
+    # partial distances (d/|O| over the attributes observed in both): row 0 0.08 against 1.28; row 1 0.04 against
+    # 1.28 and 4.84; row 2 2.25 against 4.5 and 0.25 (squared)
+    assert np.allclose(linkage_ratios(Z, Zp), [0.25, 0.2 / np.sqrt(1.28), 3.0])
+
+
+def test_cli_report_of_a_survey_release_with_keys_and_strata(tmp_path, capsys):
+    from microagg.cli import main
+
+    src, out, report = tmp_path / "survey.csv", tmp_path / "out.csv", tmp_path / "r.html"
+    ma.load_dataset("survey").to_csv(src, index=False)
+    assert main(["run", "--input", str(src), "--k", "3", "--columns", "age,household_size", "--sampling-weights",
+                 "weight", "--keys", "region", "--strata", "region", "--seed", "5", "--out", str(out),
+                 "--report", str(report)]) == 0, capsys.readouterr().err  # before: exit 2, --out written alone
+    page = report.read_text(encoding="utf-8")
+    assert "--sampling-weights weight" in page and "--keys region --strata region" in page
+    assert out.exists() and "region" in out.read_text(encoding="utf-8").splitlines()[0]
+
+
+def test_cli_writes_nothing_when_the_report_cannot_be_made(tmp_path, capsys, monkeypatch):
+    from microagg import cli
+
+    def broken(*args, **kwargs):
+        raise ma.MicroaggError("the report failed")
+
+    monkeypatch.setattr(cli, "html_report", broken)
+    out, report = tmp_path / "out.csv", tmp_path / "r.html"
+    assert cli.main(["run", "--dataset", "tarragona", "--k", "3", "--out", str(out), "--report", str(report)]) == 2
+    assert "the report failed" in capsys.readouterr().err
+    assert not out.exists() and not report.exists()  # before: --out written, then exit 2
+
+
+def test_the_report_recipe_loads_the_same_data(tmp_path):
+    from microagg.cli import main
+
+    report = tmp_path / "r.html"
+    assert main(["run", "--dataset", "synthetic", "--data-param", "n=300", "--data-param", "seed=5", "--k", "3",
+                 "--report", str(report)]) == 0
+    page = report.read_text(encoding="utf-8")
+    assert "ma.load_dataset(&#x27;synthetic&#x27;, n=300, seed=5)" in page
+    assert "--dataset synthetic --data-param n=300 --data-param seed=5" in page

@@ -4,6 +4,7 @@ cell", every released category held by a member of its group, the weighted group
 computation, and the bundled survey example released by the API and the command line."""
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -112,3 +113,57 @@ def test_cli_releases_the_survey_example_with_all_three(tmp_path, capsys):
     assert "weight" not in released and "hh_id" not in released and released["income"].isna().any()
     assert set(released["education"]) <= set(ORDER)
     assert published_classes(out.read_text(), list(released.columns)).min() >= 3
+
+
+def blank_regions(n: int = 5000, blanks: int = 4) -> pd.DataFrame:
+    df = ma.datasets.households(n, seed=7)
+    df.loc[np.random.default_rng(1).choice(n, blanks, replace=False), "region"] = np.nan
+    return df
+
+
+@pytest.fixture(scope="module")
+def blanks():
+    return blank_regions()
+
+
+@pytest.mark.parametrize("option", ["impute", "category", "drop"])
+def test_four_blank_categories_in_5000_records_have_a_way_out_k_anonymous_as_published(blanks, option):
+    kw = dict(columns=["age", "household_size"], nominal=["region"], ordinal={"education": ORDER}, seed=3)
+    with pytest.raises(ma.MicroaggError, match="'region' has 4 missing value.* of 5000.*missing_categories="):
+        ma.microaggregate(blanks, 5, **kw)  # the safe default: refused, naming the way out
+    rel = ma.microaggregate(blanks, 5, missing_categories=option, **kw)
+    qis = ["region", "age", "education", "household_size"]
+    published = pd.read_csv(io.StringIO(rel.to_csv()), keep_default_na=False, na_values=[""])
+    assert list(published.columns) == qis and published_classes(rel.to_csv(), qis).min() >= 5
+    report = rel.report().set_index("metric")["value"]
+    assert report["missing categories (categorical columns)"] == 4
+    blank = blanks["region"].isna().to_numpy()
+    if option == "drop":
+        assert len(published) == 4996 and report["records left out (a category missing)"] == 4
+        assert not published["region"].isna().any() and rel.original.index.equals(blanks.index[~blank])
+        return
+    released = rel.in_input_order()["region"]
+    assert report["categorical cells released missing"] == released.isna().sum() == published["region"].isna().sum()
+    for g in np.unique(rel.labels[blank]):  # a blank cell shows its group's category, held by a member
+        rows = rel.labels == g
+        assert released[rows].nunique(dropna=False) == 1
+        shown = released[rows].iloc[0]
+        assert (shown in set(blanks["region"][rows])) or (option == "category" and pd.isna(shown))
+    if option == "impute":
+        assert not released.isna().any()  # no group of 5 has four blanks and nothing else
+
+
+def test_the_choice_is_a_command_line_flag_and_in_the_recipe(tmp_path, capsys):
+    src, out = tmp_path / "in.csv", tmp_path / "release.csv"
+    blank_regions(300, 3).to_csv(src, index=False)
+    argv = ["run", "--input", str(src), "--k", "3", "--columns", "age,household_size", "--nominal", "region",
+            "--seed", "1"]
+    assert main(argv) == 2 and "--missing-categories" in capsys.readouterr().err
+    assert main([*argv, "--missing-categories", "drop", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert re.search(r"records left out \(a category missing\)\s+3 records", printed)
+    rel = ma.microaggregate(str(src), 3, columns=["age", "household_size"], nominal=["region"], seed=1,
+                            missing_categories="drop")
+    assert out.read_text() == rel.to_csv()
+    assert "--missing-categories drop" in ma.recipe.cli_command(rel.params, ["--input", str(src)])
+    assert "missing_categories='drop'" in ma.recipe.python_snippet(rel.params, "df")

@@ -148,3 +148,15 @@ def test_names_with_commas_quotes_and_categories_with_less_than_reproduce_byte_i
     assert 'band="<18"<18 to 64<">=65"' in argv and '"grade=level"=low<"mid < high"<" top"' in argv
     assert main(argv[3:]) == 0
     assert (tmp_path / "release.csv").read_bytes() == rel.to_csv().encode()
+
+
+def test_a_release_of_given_labels_has_a_recipe_that_takes_them_again(tmp_path, monkeypatch):
+    df = ma.load_dataset("tarragona")
+    labels = np.arange(len(df)) // 3
+    rel = ma.microaggregate(df, 3, labels=labels, columns=["SALES", "LABOR.COSTS"], seed=8)
+    code = recipe.python_snippet(rel.params, "ma.load_dataset('tarragona')")  # before: "unknown method"
+    assert "labels=labels" in code and "method=" not in code
+    assert recipe.cli_command(rel.params, ["--dataset", "tarragona"]).startswith("# a release of a partition given")
+    monkeypatch.chdir(tmp_path)
+    exec(code.replace("labels = ...", "labels = given"), {"given": labels})  # noqa: S102 - the snippet is ours
+    assert (tmp_path / "release.csv").read_bytes() == rel.to_csv().encode()

@@ -8,6 +8,9 @@ released category is never invented.
   categories; docs/methods.md §5, decision 33);
 * ``nominal_mode``: the most frequent category; among tied ones, the category of the group's lowest-indexed member
   holding one of them (docs/methods.md §5, decision 34).
+
+A code of -1 (an unknown category, ``missing_categories="impute"``, docs/methods.md §8.8) is no category: both take
+the members that have one, and give -1 to a group none of whose members has.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ def ordinal_median(P: np.ndarray, labels: np.ndarray) -> np.ndarray:
     sizes = np.bincount(labels)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     for t in range(P.shape[1]):
-        order = np.lexsort((P[:, t], labels))  # by group, then position
-        median = P[order, t][starts + (sizes - 1) // 2]
+        order = np.lexsort((P[:, t], labels))  # by group, then position: the unknown (-1) first
+        known = np.bincount(labels, weights=P[:, t] >= 0, minlength=len(sizes)).astype(np.int64)
+        at = starts + sizes - known + np.maximum(known - 1, 0) // 2
+        median = np.where(known > 0, P[order, t][np.minimum(at, len(order) - 1)], -1)
         out[:, t] = median[labels]
     return out
 
@@ -34,6 +39,10 @@ def nominal_mode(N: np.ndarray, labels: np.ndarray) -> np.ndarray:
     rows = np.arange(len(labels))
     for t in range(N.shape[1]):
         order = np.lexsort((rows, N[:, t], labels))  # runs of (group, category), rows ascending in each
+        order = order[N[order, t] >= 0]
+        if not len(order):
+            out[:, t] = -1
+            continue
         g, c = labels[order], N[order, t]
         first = np.flatnonzero(np.r_[True, (g[1:] != g[:-1]) | (c[1:] != c[:-1])])
         count = np.diff(np.r_[first, len(order)])
@@ -41,7 +50,7 @@ def nominal_mode(N: np.ndarray, labels: np.ndarray) -> np.ndarray:
         best = np.lexsort((lead, -count, g[first]))  # per group: most frequent, then lowest row
         run_group = g[first][best]
         keep = best[np.r_[True, run_group[1:] != run_group[:-1]]]
-        mode = np.empty(labels.max() + 1, dtype=N.dtype)
+        mode = np.full(labels.max() + 1, -1, dtype=N.dtype)
         mode[g[first][keep]] = c[first][keep]
         out[:, t] = mode[labels]
     return out

@@ -7,6 +7,9 @@ these two see the ordinal and nominal ones (Domingo-Ferrer & Torra 2005 mask the
   all categorical cells;
 * **ordinal shift**: the mean distance between a record's category and the released one, in positions of the order
   divided by the number of steps of the scale (C − 1), per ordinal column and over all ordinal cells.
+
+Both are over the cells whose original category is known: an unknown one (code -1, ``missing_categories="impute"``,
+docs/methods.md §8.8) has no category to change.
 """
 
 from __future__ import annotations
@@ -17,15 +20,23 @@ from ..categories import ORDINAL
 from .registry import LOWER, Metric, register
 
 
+def _known_mean(values: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Per column, the mean of ``values`` over the records whose original code in ``C`` is known (>= 0)."""
+    known = C >= 0
+    return np.where(known, values, 0).sum(axis=0) / np.maximum(known.sum(axis=0), 1)
+
+
 def changed_categories(C: np.ndarray, Cp: np.ndarray) -> np.ndarray:
     """Percentage of records whose category changed, per column of the n x c codes ``C`` (original), ``Cp``."""
-    return 100.0 * (np.asarray(C) != np.asarray(Cp)).mean(axis=0)
+    C, Cp = np.asarray(C), np.asarray(Cp)
+    return 100.0 * _known_mean(C != Cp, C)
 
 
 def ordinal_shift(P: np.ndarray, Pp: np.ndarray, sizes) -> np.ndarray:
     """Mean |p − p'| / (C − 1) per ordinal column, in % of the scale (positions ``P``, ``Pp``; C = ``sizes``)."""
     steps = np.maximum(np.asarray(sizes, dtype=np.float64) - 1, 1)
-    return 100.0 * np.abs(np.asarray(P) - np.asarray(Pp)).mean(axis=0) / steps
+    P, Pp = np.asarray(P), np.asarray(Pp)
+    return 100.0 * _known_mean(np.abs(P - Pp), P) / steps
 
 
 @register(Metric("changed categories", "Changed categories", "utility", "% of records", LOWER,

@@ -15,7 +15,12 @@ distance and the centroid (docs/methods.md §2.15):
 * the centroid is the mean (continuous), the lower median (ordinal) and the mode (nominal; among tied categories
   the one held by the lowest-indexed record) of the remaining records.
 
-Continuous cells may be missing (NaN; ordinal and nominal ones may not): the continuous part of the distance is
+An ordinal or nominal cell may be unknown (code -1, ``missing_categories="impute"``, docs/methods.md §8.8): that
+attribute then adds ``UNKNOWN`` to the distance, the mean squared distance of any attribute between two records,
+whatever the other point; the centroid's lower median and mode are those of the records that have a category
+(unknown when none has).
+
+Continuous cells may be missing (NaN): the continuous part of the distance is
 then the partial distance of ``partition.missing`` (Hathaway & Bezdek 2001), dz / |O| · Σ_{t∈O} (z − z')² over
 the set O of continuous attributes observed in both points, 2·dz when they share none, plus ``mismatch`` per
 continuous attribute observed in only one of them (docs/methods.md §8.2, §8.5), and the continuous centroid is,
@@ -38,15 +43,22 @@ from numba import njit
 from .engine import insert_nearest
 from .missing import partial_distance
 
+UNKNOWN = 2.0  # an unknown category's term of the squared distance: every attribute's mean between two records
+
 
 def weights(P: np.ndarray, N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Scale ``a`` of every ordinal attribute (1 / sd of the positions ``P``; 0 for a constant one) and weight ``w``
-    of every nominal attribute (2 / (1 − Σ f_c²) for the category shares f_c of ``N``; 0 for a constant one)."""
-    sd = P.std(axis=0) if P.shape[1] else np.zeros(0)
+    of every nominal attribute (2 / (1 − Σ f_c²) for the category shares f_c of ``N``; 0 for a constant one), over
+    the known cells (code >= 0)."""
+    if (P < 0).any():
+        sd = np.array([P[P[:, t] >= 0, t].std() if (P[:, t] >= 0).any() else 0.0 for t in range(P.shape[1])])
+    else:
+        sd = P.std(axis=0) if P.shape[1] else np.zeros(0)
     a = np.where(sd > 0, 1.0 / np.where(sd > 0, sd, 1.0), 0.0)
     w = np.zeros(N.shape[1])
     for t in range(N.shape[1]):
-        f = np.bincount(N[:, t]) / len(N)
+        known = N[:, t][N[:, t] >= 0]
+        f = np.bincount(known) / max(len(known), 1)
         gini = 1.0 - float((f * f).sum())
         w[t] = 2.0 / gini if gini > 0 else 0.0
     return a, w
@@ -55,7 +67,8 @@ def weights(P: np.ndarray, N: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:
     """Group labels (0..g-1, every group of k..2k-1 records) of MDAV-generic on continuous z-scores ``Z`` (n x dz,
     NaN where a cell is missing), ordinal positions ``P`` (n x dp, integers 0..C-1) and nominal codes ``N`` (n x dn,
-    integers 0..C-1), n >= k; ``mismatch`` is added per continuous attribute observed in only one of two points."""
+    integers 0..C-1; -1 where unknown), n >= k; ``mismatch`` is added per continuous attribute observed in only one
+    of two points."""
     Z = np.asarray(Z, dtype=np.float64)
     obs = np.ascontiguousarray(~np.isnan(Z))
     Z0 = np.ascontiguousarray(np.where(obs, Z, 0.0))
@@ -63,8 +76,8 @@ def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int, mism
     P = np.ascontiguousarray(P, dtype=np.int64)
     N = np.ascontiguousarray(N, dtype=np.int64)
     a, w = weights(P, N)
-    cp = int(P.max()) + 1 if P.size else 1
-    cn = int(N.max()) + 1 if N.size else 1
+    cp = max(int(P.max()) + 1, 1) if P.size else 1
+    cn = max(int(N.max()) + 1, 1) if N.size else 1
     return _kernel(Z0, obs, P, N, a, w, int(k), cp, cn, float(mismatch))
 
 
@@ -82,10 +95,15 @@ def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
     else:
         s = partial_distance(Z, obs, i, cz, seen, mismatch)
     for t in range(P.shape[1]):
-        diff = a[t] * (P[i, t] - cpos[t])
-        s += diff * diff
+        if P[i, t] < 0 or cpos[t] < 0:
+            s += UNKNOWN
+        else:
+            diff = a[t] * (P[i, t] - cpos[t])
+            s += diff * diff
     for t in range(N.shape[1]):
-        if N[i, t] != cnom[t]:
+        if N[i, t] < 0 or cnom[t] < 0:
+            s += UNKNOWN
+        elif N[i, t] != cnom[t]:
             s += w[t]
     return s
 
@@ -94,23 +112,24 @@ def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
 def _centroid(Z, P, N, S, countz, live, n_live, countp, countn):
     """Mean of the continuous attributes (running sum ``S`` over the running count ``countz`` of the records
     observing each; observed where that count is > 0), lower median of the ordinal positions and mode of the
-    nominal codes (ties: the category of the lowest-indexed live record) of the live records."""
+    nominal codes (ties: the category of the lowest-indexed live record) of the live records that have a category
+    (-1 when none has)."""
     seen = countz > 0
     cz = S / np.maximum(countz, 1)
-    cpos = np.empty(P.shape[1], np.int64)
-    rank = (n_live - 1) // 2 + 1  # the lower median is the rank-th smallest
+    cpos = np.full(P.shape[1], -1, np.int64)
     for t in range(P.shape[1]):
+        rank = (countp[t].sum() - 1) // 2 + 1  # the lower median is the rank-th smallest known position
         acc = 0
         for c in range(countp.shape[1]):
             acc += countp[t, c]
-            if acc >= rank:
+            if acc >= rank > 0:
                 cpos[t] = c
                 break
-    cnom = np.empty(N.shape[1], np.int64)
+    cnom = np.full(N.shape[1], -1, np.int64)
     for t in range(N.shape[1]):
         top = countn[t].max()
         for i in live:
-            if countn[t, N[i, t]] == top:
+            if top > 0 and N[i, t] >= 0 and countn[t, N[i, t]] == top:
                 cnom[t] = N[i, t]
                 break
     return cz, seen, cpos, cnom
@@ -152,9 +171,11 @@ def _kernel(Z, obs, P, N, a, w, k, cp, cn, mismatch):
     countn = np.zeros((N.shape[1], cn), np.int64)
     for i in range(n):
         for t in range(P.shape[1]):
-            countp[t, P[i, t]] += 1
+            if P[i, t] >= 0:
+                countp[t, P[i, t]] += 1
         for t in range(N.shape[1]):
-            countn[t, N[i, t]] += 1
+            if N[i, t] >= 0:
+                countn[t, N[i, t]] += 1
     n_live = n
     g = 0
     while n_live >= 2 * k:
@@ -193,7 +214,9 @@ def _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_
         else:
             countz -= obs[i]
         for t in range(P.shape[1]):
-            countp[t, P[i, t]] -= 1
+            if P[i, t] >= 0:
+                countp[t, P[i, t]] -= 1
         for t in range(N.shape[1]):
-            countn[t, N[i, t]] -= 1
+            if N[i, t] >= 0:
+                countn[t, N[i, t]] -= 1
     return n_live - members.shape[0]

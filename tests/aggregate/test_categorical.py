@@ -52,3 +52,26 @@ def test_mode_ties_are_deterministic_and_follow_the_lowest_member():
 
 def test_even_group_takes_the_lower_middle_category():
     assert ordinal_median(np.array([[0], [3], [1], [2]]), np.zeros(4, np.int64))[:, 0].tolist() == [1] * 4
+
+
+def test_an_unknown_category_takes_the_group_value_of_the_members_that_have_one():
+    labels = np.array([0, 0, 0, 0, 1, 1, 1])
+    C = np.array([[-1], [3], [1], [2], [-1], [-1], [-1]])  # -1: unknown (missing_categories="impute")
+    assert ordinal_median(C, labels)[:, 0].tolist() == [2] * 4 + [-1] * 3  # lower median of 1, 2, 3
+    assert nominal_mode(C, labels)[:, 0].tolist() == [3] * 4 + [-1] * 3  # a tie of three: the first member's
+
+
+@settings(max_examples=40, deadline=None)
+@given(codes_and_labels(), st.integers(0, 2**32 - 1))
+def test_with_unknown_categories_both_are_those_of_the_known_members(data, seed):
+    C, labels = data
+    C = np.where(np.random.default_rng(seed).random(C.shape) < 0.3, -1, C)
+    median, mode = ordinal_median(C, labels)[:, 0], nominal_mode(C, labels)[:, 0]
+    for g in np.unique(labels):
+        rows = np.flatnonzero(labels == g)
+        known = rows[C[rows, 0] >= 0]
+        if not len(known):
+            assert (median[rows] == -1).all() and (mode[rows] == -1).all()
+            continue
+        assert (median[rows] == sorted(C[known, 0])[(len(known) - 1) // 2]).all()
+        assert (mode[rows] == nominal_mode(C[known], np.zeros(len(known), np.int64))[0, 0]).all()

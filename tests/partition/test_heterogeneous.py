@@ -78,7 +78,8 @@ def reference(Z, P, N, k, mismatch=0.0):
         for term in (Z[i] - cz)[both] ** 2:
             s += float(term)
         s = (s * (dz / both.sum()) if both.any() else 2.0 * dz) + mismatch * int((np.isnan(Z[i]) != np.isnan(cz)).sum())
-        for term in [*((a * (P[i] - cp)) ** 2), *(w * (N[i] != cn))]:
+        unknown_p, unknown_n = (P[i] < 0) | (cp < 0), (N[i] < 0) | (cn < 0)  # an unknown category adds 2
+        for term in [*np.where(unknown_p, 2.0, (a * (P[i] - cp)) ** 2), *np.where(unknown_n, 2.0, w * (N[i] != cn))]:
             s += float(term)
         return s
 
@@ -86,11 +87,12 @@ def reference(Z, P, N, k, mismatch=0.0):
         rows = np.array(live)
         count = (~np.isnan(Z[rows])).sum(axis=0)
         cz = np.where(count > 0, S / np.maximum(count, 1), np.nan)  # the running sum, as the kernel keeps it
-        cp = np.array([sorted(P[rows, t])[(len(rows) - 1) // 2] for t in range(P.shape[1])], dtype=np.int64)
+        known = [sorted(v for v in P[rows, t] if v >= 0) for t in range(P.shape[1])]  # lower median of the known
+        cp = np.array([v[(len(v) - 1) // 2] if v else -1 for v in known], dtype=np.int64)
         cn = []
         for t in range(N.shape[1]):
-            counts = np.bincount(N[rows, t])
-            cn.append(next(N[i, t] for i in rows if counts[N[i, t]] == counts.max()))
+            counts = np.bincount(N[rows, t][N[rows, t] >= 0], minlength=1)
+            cn.append(next((N[i, t] for i in rows if N[i, t] >= 0 and counts[N[i, t]] == counts.max()), -1))
         return cz, cp, np.array(cn, dtype=np.int64)
 
     def group(r):
@@ -148,6 +150,31 @@ def test_with_missing_cells_the_kernel_is_the_plain_algorithm(data, seed, mismat
     labels = mdav_heterogeneous(Z, P, N, k, mismatch)
     assert (labels == reference(Z, P, N, k, mismatch)).all()
     assert np.bincount(labels).min() >= k and np.bincount(labels).max() <= 2 * k - 1
+
+
+@settings(max_examples=15, deadline=None)
+@given(data_and_k(), st.integers(0, 2**32 - 1), st.floats(0.05, 1.0))
+def test_with_unknown_categories_the_kernel_is_the_plain_algorithm(data, seed, share):
+    Z, k = data
+    rng = np.random.default_rng(seed)
+    P = rng.integers(0, 4, (len(Z), rng.integers(1, 3)))
+    N = rng.integers(0, 3, (len(Z), rng.integers(1, 3)))
+    P[rng.random(P.shape) < share] = -1  # unknown categories (missing_categories="impute"), up to whole columns
+    N[rng.random(N.shape) < share] = -1
+    Z = ma.standardize(Z)
+    labels = mdav_heterogeneous(Z, P, N, k)
+    assert (labels == reference(Z, P, N, k)).all()
+    assert np.bincount(labels).min() >= k and np.bincount(labels).max() <= 2 * k - 1
+
+
+def test_a_record_of_unknown_category_joins_the_records_it_is_near_on_the_others():
+    rng = np.random.default_rng(5)
+    Z = np.concatenate([rng.normal(-5, 0.1, (6, 1)), rng.normal(5, 0.1, (6, 1))])
+    N = np.repeat([[0], [1]], 6, axis=0)
+    N[2, 0] = N[9, 0] = -1  # one of each cluster: its category unknown
+    labels = mdav_heterogeneous(Z, none(12), N, 3)
+    assert set(np.flatnonzero(labels == labels[2])) <= set(range(6))  # its group: records of its own cluster
+    assert set(np.flatnonzero(labels == labels[9])) <= set(range(6, 12))
 
 
 @settings(max_examples=10, deadline=None)
