@@ -1,7 +1,7 @@
 """microagg dashboard: pick data, k, a partitioning method and an aggregation; see what it costs.
 
 Run with ``streamlit run app.py``. UI only: every computation is a call into ``microagg``, every figure
-comes from ``microagg.plots``, and every widget for a method parameter is built from the registry (label,
+comes from ``microagg.figures.plots``, and every widget for a method parameter is built from the registry (label,
 unit, range, help). One function per sidebar section and per tab; the tabs run lazily (only the open one),
 and the widgets local to a tab are fragments that re-run alone.
 """
@@ -19,24 +19,26 @@ import pandas as pd
 import streamlit as st
 
 import microagg as ma
-from microagg import plots, recipe, stages, tables, warmup
-from microagg.advice import scale_hint
-from microagg.baselines import BASELINES
-from microagg.categories import MISSING as CATEGORIES_MISSING
-from microagg.categories import natural_order
-from microagg.engines import MEMORY
-from microagg.explore import pareto_frontier, risk_utility, satisfaction_grid, satisfaction_over_alpha
-from microagg.io import read_csv, write_csv
+from microagg.base.advice import scale_hint
+from microagg.base.registry import Method, Param, get_method, methods
+from microagg.base.rows import public
+from microagg.data.categories import MISSING as CATEGORIES_MISSING
+from microagg.data.categories import natural_order
+from microagg.data.io import read_csv, write_csv
+from microagg.figures import plots, tables
+from microagg.lab.baselines import BASELINES
+from microagg.lab.explore import pareto_frontier, risk_utility, satisfaction_grid, satisfaction_over_alpha
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import breaches
 from microagg.metrics.risk import RULE_TITLES, RULES
+from microagg.partition.compiled import warmup
 from microagg.partition.igd import REFINEMENTS, check_refine
-from microagg.registry import Method, Param, get_method, methods
-from microagg.roles import column_roles
-from microagg.rows import public
-from microagg.safety import sampling_weight_columns
-from microagg.wishes import NAMES as WISHES
-from microagg.wishes import cells
+from microagg.privacy.roles import column_roles
+from microagg.privacy.safety import sampling_weight_columns
+from microagg.privacy.wishes import NAMES as WISHES
+from microagg.privacy.wishes import cells
+from microagg.release import recipe, stages
+from microagg.release.engines import MEMORY
 
 DOCS = Path(__file__).resolve().parent / "docs"
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
@@ -52,7 +54,8 @@ st.set_page_config(page_title="microagg", layout="wide")
 
 @dataclass
 class Kernels:
-    """The background warm-up of the numba kernels (``microagg.warmup``): ``mdav`` is set when MDAV can run;
+    """The background warm-up of the numba kernels (``microagg.partition.compiled.warmup``): ``mdav`` is set when
+    MDAV can run;
     ``compiles.running`` while numba compiles (the first start on a machine; loading them from disk is quick)."""
 
     mdav: threading.Event = field(default_factory=threading.Event)

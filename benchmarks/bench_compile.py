@@ -44,7 +44,7 @@ def child(methods: list[str], sizes: list[int]) -> None:
     import numpy as np
 
     import microagg  # noqa: F401  (registers the methods)
-    from microagg.registry import get_method
+    from microagg.base.registry import get_method
 
     Z = np.random.default_rng(0).standard_normal((500, 5))
     calls = [(m, Z) for m in methods] + [("mdav", np.random.default_rng(0).standard_normal((n, 5))) for n in sizes]

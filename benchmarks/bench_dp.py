@@ -44,7 +44,7 @@ def row(name: str, X: np.ndarray, k: int) -> dict:
            "IL MDAV": information_loss(Z, ma.aggregate.mean(Z, mdav)),
            "IL insensitive": information_loss(Z, ma.aggregate.mean(Z, ins)),
            "IL IR": information_loss(Z, ma.aggregate.mean(Z, ir))}
-    std = ma.preprocess.Standardizer.fit(X)
+    std = ma.data.preprocess.Standardizer.fit(X)
     for eps in (1.0, 10.0):
         for label, lab in (("insensitive", ins), ("IR", ir)):
             il = [information_loss(Z, std.transform(laplace(X, lab, eps, B, seed))) for seed in range(5)]

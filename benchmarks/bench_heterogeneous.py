@@ -18,10 +18,10 @@ import time
 import numpy as np
 
 import microagg as ma
-from microagg.categories import NOMINAL, ORDINAL, encode, spec
+from microagg.data.categories import NOMINAL, ORDINAL, encode, spec
 from microagg.metrics.categorical import changed_categories, ordinal_shift
 from microagg.partition.heterogeneous import mdav_heterogeneous
-from microagg.stages import category_values
+from microagg.release.stages import category_values
 
 CONTINUOUS = ["age", "household_size"]
 

@@ -21,8 +21,8 @@ import time
 import numpy as np
 
 import microagg as ma
+from microagg.base.registry import get_method
 from microagg.partition.igd import igd_refine, sse
-from microagg.registry import get_method
 
 SETTINGS = [  # (label, method, parameters, quadratic)
     ("MDAV-generic", "mdav", {}, False),

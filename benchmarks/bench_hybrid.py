@@ -23,9 +23,9 @@ import warnings
 import numpy as np
 
 import microagg as ma
+from microagg.base.registry import get_method
 from microagg.partition.hybrid import PFCM_PARAMS, _form_groups, hm_pfsom_steps
 from microagg.partition.pfcm import select_pfcm
-from microagg.registry import get_method
 
 
 def best_of(fn, repeat: int):

@@ -5,7 +5,7 @@
 
 Three files of the same N(0, 1) records (6 decimals): plain comma-separated numbers; the first column
 written with thousands separators ("12,345.67", quoted); semicolon-separated with decimal commas.
-``microagg.io.read_csv`` checks every row's width, tells the decimal mark and converts numbers in text form;
+``microagg.data.io.read_csv`` checks every row's width, tells the decimal mark and converts numbers in text form;
 pandas reads the second and third files' converted columns as text. Best of ``--repeat`` runs.
 """
 
@@ -20,7 +20,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from microagg.io import read_csv
+from microagg.data.io import read_csv
 
 
 def best(f, repeat: int) -> float:
@@ -43,7 +43,7 @@ def main() -> None:
     grouped = df.assign(c0=[f"{v:,.2f}" for v in df["c0"] * 1e4])
     print(f"{args.n} records x {args.d} columns; {platform.processor() or platform.machine()}, "
           f"load {os.getloadavg()[0]:.1f}")
-    print(f"{'file':<34} {'MB':>6} {'pandas (s)':>11} {'microagg.io (s)':>16}")
+    print(f"{'file':<34} {'MB':>6} {'pandas (s)':>11} {'microagg.data.io (s)':>16}")
     with tempfile.TemporaryDirectory() as folder:
         for label, frame, sep, decimal in (("plain, comma-separated", df, ",", "."),
                                            ("thousands separators, quoted", grouped, ",", "."),

@@ -27,8 +27,8 @@ import numba
 import numpy as np
 
 import microagg as ma
+from microagg.base.registry import get_method
 from microagg.metrics import partition_information_loss
-from microagg.registry import get_method
 
 SETTINGS = [  # (label, method, parameters)
     ("MDAV-generic", "mdav", {}),

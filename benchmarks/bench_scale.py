@@ -133,7 +133,7 @@ def write_parquet(n: int, folder: str) -> str:
 def on_dask(sizes: list[int], block_size: int, workdir: str | None, exact_il: dict) -> None:
     from distributed import Client, LocalCluster
 
-    from microagg.scale import microaggregate_dask
+    from microagg.release.scale import microaggregate_dask
 
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         for n in sizes:

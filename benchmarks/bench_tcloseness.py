@@ -19,8 +19,8 @@ import time
 import numpy as np
 
 import microagg as ma
+from microagg.base.registry import get_method
 from microagg.partition import tcloseness as tc
-from microagg.registry import get_method
 
 
 def best_of(fn, repeat: int) -> tuple[float, object]:

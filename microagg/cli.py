@@ -18,22 +18,22 @@ import warnings
 
 import pandas as pd
 
-from . import tables
-from .advice import duration, exact_seconds, heartbeat, scale_hint
-from .categories import MISSING as CATEGORIES_MISSING
-from .datasets import list_datasets, load_dataset
-from .engines import ENGINES, Blocks
-from .errors import MicroaggError
-from .html_report import html_report
-from .io import check_output, read_csv, write_text
+from .base.advice import duration, exact_seconds, heartbeat, scale_hint
+from .base.errors import MicroaggError
+from .base.registry import get_method, methods
+from .base.rows import public
+from .data.categories import MISSING as CATEGORIES_MISSING
+from .data.datasets import list_datasets, load_dataset
+from .data.io import check_output, read_csv, write_text
+from .figures import tables
+from .lab.html_report import html_report
+from .lab.reproduce import REPRODUCIBLE, summary
 from .partition.blocks import DEFAULT_BLOCK_SIZE
+from .partition.compiled.warmup import Compiles
 from .partition.igd import REFINEMENTS
-from .pipeline import microaggregate
-from .recipe import next_name, split_names
-from .registry import get_method, methods
-from .reproduce import REPRODUCIBLE, summary
-from .rows import public
-from .warmup import Compiles
+from .release.engines import ENGINES, Blocks
+from .release.pipeline import microaggregate
+from .release.recipe import next_name, split_names
 
 
 def _parse_params(items: list[str], flag: str = "--param") -> dict[str, str]:
@@ -97,7 +97,7 @@ def _data_params(args) -> dict:
 
 
 def _read_input(path: str, encoding: str | None, given: list[str]) -> pd.DataFrame:
-    """The --input CSV (``microagg.io.read_csv``), its conversions and the text columns not ``given`` (kept, keys,
+    """The --input CSV (``microagg.data.io.read_csv``), its conversions and the text columns not ``given`` (kept, keys,
     categories: released) told on stderr; a stratum that is not a key is dropped, as the report says."""
     table = read_csv(path, encoding=encoding)
     for note in table.notes:
@@ -227,7 +227,8 @@ def print_report(report: pd.DataFrame, full: bool) -> None:
 
 
 def _list(args, name: str) -> list[str] | None:
-    """The comma-separated column names of ``--name`` (``microagg.recipe.split_names``; None: not given or "")."""
+    """The comma-separated column names of ``--name`` (``microagg.release.recipe.split_names``; None: not given or
+    "")."""
     value = getattr(args, name)
     return split_names(value, ",", f"--{name}") if value else None
 
@@ -246,7 +247,7 @@ def _safety(args) -> dict:
 
 def _run_dask(args) -> int:
     """``run --engine dask``: the release as Parquet files in --out, dask's progress bar on stderr."""
-    from .scale import microaggregate_dask
+    from .release.scale import microaggregate_dask
 
     if not args.out:
         raise MicroaggError("--engine dask writes the release as Parquet files: give --out DIRECTORY.")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg import warmup
+from microagg.partition.compiled import warmup
 
 
 def _compile_partitioners() -> None:

@@ -7,9 +7,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import microagg as ma
-from microagg.explore import risk_utility
+from microagg.base.registry import methods
+from microagg.lab.explore import risk_utility
 from microagg.metrics.risk import RULES
-from microagg.registry import methods
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 P3M = "P3M (proximity-breach prevention)"

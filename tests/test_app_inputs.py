@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import microagg.advice
+import microagg.base.advice
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -89,6 +89,6 @@ def test_a_parameter_without_effect_is_greyed_out_and_not_passed():
 
 
 def test_the_scale_hint_is_shown_above_the_threshold(monkeypatch):
-    monkeypatch.setattr(microagg.advice, "HINT_SECONDS", 0.0)
+    monkeypatch.setattr(microagg.base.advice, "HINT_SECONDS", 0.0)
     at = AppTest.from_file(APP, default_timeout=180).run()
     assert "--engine blocks" in messages(at, "info")

@@ -69,7 +69,7 @@ def test_the_aggregation_tab_shows_the_cells_published_exactly():
 def test_the_aggregation_tab_and_the_course_give_the_same_exact_cells():
     """The same release (Census, MDAV, k = 5) gave 0.19 % / 1.48 % on the page and 0.15 % / 1.39 % in the
     notebooks, which counted on z-scores: both now count on the values as published."""
-    from microagg import course
+    from microagg.lab import course
 
     at = AppTest.from_file(APP, default_timeout=180)
     at.session_state["tab"] = "Aggregation"

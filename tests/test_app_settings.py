@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from microagg.registry import get_method
+from microagg.base.registry import get_method
 from tests.test_app_inputs import APP, messages
 
 VMDAV, MEDIAN = get_method("partition", "vmdav").title, get_method("aggregate", "median").title

@@ -1,6 +1,6 @@
-"""Imports run one way: read from the source (every import, including those inside functions), no module of the
-package imports one on its own floor or above it, and no import circle exists. A new module must be given a
-floor here (README, "Architecture")."""
+"""Imports run one way: read from the source (every import, including those inside functions), no wing of the
+package imports one on its own floor or above it, inside a wing no room imports one on its own floor or above it,
+and no import circle exists. A new folder or corridor module must be given a floor here (README, "Architecture")."""
 
 from __future__ import annotations
 
@@ -14,26 +14,32 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Floors from the ground up; a unit is a module of microagg or one of its subpackages. A unit imports only units
-# on lower floors, so two units on one floor (partition and aggregate, say) are peers that never import each other.
-FLOORS = [
-    {"errors"},
-    {"checks", "labels", "preprocess", "safety", "io", "advice", "tables", "plots", "datasets", "categories",
-     "kernel_cache"},
-    {"registry", "roles", "rows"},
-    {"wishes", "bounds", "warmup"},
-    {"partition", "aggregate", "baselines"},
+# The package is grouped into wings, one folder each, from the ground up. A wing imports only wings on lower floors,
+# so two wings on one floor (partition and aggregate, say) are peers that never import each other.
+WINGS = [
+    {"base"},                   # errors, argument checks, labels, the method registry, time estimates
+    {"data", "figures"},        # reading and writing files, data sets, standardization, categories; plots, tables
+    {"privacy"},                # identifiers, column roles, privacy wishes, attribute bounds
+    {"partition", "aggregate"},  # the methods (partition/compiled/: the numba runtime)
     {"metrics"},
-    {"engines", "release"},
-    {"stages"},
-    {"scale"},
-    {"pipeline"},
-    {"explore", "recipe", "reproduce", "attacks"},
-    {"course", "html_report"},
+    {"release"},                # the release specification, its stages and engines, the Release, recipes
+    {"lab"},                    # what is built on releases: sweeps, attacks, the course, the HTML report
     {"cli", "app"},
     {"__main__"},
 ]
-FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
+WING = {wing: level for level, wings in enumerate(WINGS) for wing in wings}
+# Inside a wing with a corridor, its modules stand on floors of their own (the same rule, one level down). The
+# method wings (partition, aggregate, metrics) are rooms side by side: one file per method, no floors inside.
+INNER = {
+    "base": [{"errors"}, {"checks", "labels", "advice", "rows"}, {"registry"}],
+    "data": [{"preprocess", "io", "datasets", "categories"}],
+    "privacy": [{"safety", "wishes", "bounds"}, {"roles"}],
+    "figures": [{"plots", "tables"}],
+    "release": [{"release"}, {"engines"}, {"stages"}, {"scale"}, {"pipeline"}, {"recipe"}],
+    "lab": [{"baselines"}, {"explore", "attacks", "reproduce"}, {"course", "html_report"}],
+}
+INNER_FLOOR = {wing: {room: level for level, rooms in enumerate(floors) for room in rooms}
+               for wing, floors in INNER.items()}
 
 
 def module_name(path: Path) -> str:
@@ -88,14 +94,30 @@ def graph() -> dict[str, set[str]]:
 
 
 def unit(name: str) -> str:
+    """The wing of a module: ``microagg.release.stages`` -> release; ``app`` and the package's face stand alone."""
     parts = name.split(".")
     return parts[0] if parts[0] == "app" else (parts[1] if len(parts) > 1 else "microagg")
 
 
-def test_every_unit_has_a_floor():
-    units = {unit(n) for n in graph()} - {"microagg"}
-    assert units - set(FLOOR) == set(), "place new modules on a floor in FLOORS (README, Architecture)"
-    assert set(FLOOR) - units == set(), "FLOORS names a unit that no longer exists"
+def room(name: str) -> str | None:
+    """The module's room inside its wing (``microagg.release.stages`` -> stages), None for the wing's face."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 else None
+
+
+def test_every_wing_and_room_has_a_floor():
+    modules = graph()
+    wings = {unit(n) for n in modules} - {"microagg"}
+    assert wings - set(WING) == set(), "place a new folder on a floor in WINGS (README, Architecture)"
+    assert set(WING) - wings == set(), "WINGS names a wing that no longer exists"
+    for wing, floors in INNER_FLOOR.items():
+        rooms = {room(n) for n in modules if unit(n) == wing} - {None}
+        assert rooms == set(floors), f"the rooms of {wing}/ and INNER[{wing!r}] differ"
+
+
+def test_the_root_holds_only_the_face_and_the_entry_points():
+    """Every module lives in a wing: the package's root has its face, the command line and ``__main__``."""
+    assert sorted(p.name for p in (ROOT / "microagg").glob("*.py")) == ["__init__.py", "__main__.py", "cli.py"]
 
 
 def test_imports_run_down_only():
@@ -106,8 +128,11 @@ def test_imports_run_down_only():
         for target in targets:
             a, b = unit(name), unit(target)
             face = b == "microagg" and a != "app"  # the dashboard, outside the package, imports its face
-            if a != b and (face or b != "microagg" and FLOOR[b] >= FLOOR[a]):
+            if a != b and (face or b != "microagg" and WING[b] >= WING[a]):
                 upward.append(f"{name} -> {target}")
+            elif a == b and a in INNER_FLOOR and room(name) and room(target) and room(name) != room(target):
+                if INNER_FLOOR[a][room(target)] >= INNER_FLOOR[a][room(name)]:
+                    upward.append(f"{name} -> {target}")
     assert upward == []
 
 
@@ -133,7 +158,7 @@ def test_no_import_circle():
 
 def test_the_reader_sees_imports_inside_functions():
     """The check reads lazy imports too: the pipeline's import of the Dask engine is one."""
-    assert "microagg.scale" in graph()["microagg.pipeline"]
+    assert "microagg.release.scale" in graph()["microagg.release.pipeline"]
 
 
 def readme_example(where: str) -> str:

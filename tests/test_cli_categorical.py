@@ -5,7 +5,7 @@ import pytest
 
 import microagg as ma
 from microagg.cli import main
-from microagg.recipe import cli_command
+from microagg.release.recipe import cli_command
 
 ORDER = "<".join(ma.datasets.SURVEY_EDUCATION)
 

@@ -10,9 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import microagg as ma
-from microagg import tables
 from microagg.cli import main
-from microagg.datasets import SURVEY_EDUCATION
+from microagg.data.datasets import SURVEY_EDUCATION
+from microagg.figures import tables
 from tests.test_app_inputs import APP, messages
 
 EXPR = "ma.load_dataset('survey')"

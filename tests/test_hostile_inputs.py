@@ -136,7 +136,7 @@ def test_parameters_with_an_effect_still_pass(frame):
 
 
 def test_a_per_record_w_is_never_read_per_attribute():
-    from microagg.wishes import resolve_weights
+    from microagg.privacy.wishes import resolve_weights
 
     df = pd.DataFrame({"a": [1.5, 2, 3, 4], "b": [4.5, 1, 3, 2], "c": [0.0, 1, 0, 1], "d": [2.0, 2, 1, 1]})
     w = np.array([0.1, 0.2, 0.3, 0.4])  # n = d = 4: per record or per attribute?
@@ -306,7 +306,7 @@ def test_a_failure_while_writing_leaves_no_partial_release(files, capsys, monkey
 
 
 def test_large_inputs_get_a_time_estimate_and_the_block_hint(capsys):
-    from microagg.advice import scale_hint
+    from microagg.base.advice import scale_hint
 
     assert scale_hint(2_000_000, 10, "mdav") and "--engine blocks" in scale_hint(2_000_000, 10, "mdav")
     assert scale_hint(10_000, 10, "mdav") is None
@@ -327,7 +327,7 @@ def client():
 
 
 def test_dask_reads_csv_with_the_one_reader(client, tmp_path):
-    from microagg.scale import microaggregate_dask
+    from microagg.release.scale import microaggregate_dask
 
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "a.csv").write_text("x;y\n" + "".join(f"{i},5;{i * i}\n" for i in range(12)))
@@ -341,7 +341,7 @@ def test_dask_reads_csv_with_the_one_reader(client, tmp_path):
 
 
 def test_dask_replaces_only_a_previous_release_and_only_with_force(client, tmp_path):
-    from microagg.scale import microaggregate_dask
+    from microagg.release.scale import microaggregate_dask
 
     df = pd.DataFrame({"a": np.arange(30.0), "b": np.arange(30.0) ** 2})
     first = microaggregate_dask(df, 3, out=tmp_path / "o", scheduler=client, identifiers=[])
@@ -359,7 +359,7 @@ def test_dask_replaces_only_a_previous_release_and_only_with_force(client, tmp_p
 
 @pytest.mark.parametrize("where", ["_report", "k_anonymity"])
 def test_dask_writes_nothing_when_a_check_or_the_report_fails(client, tmp_path, monkeypatch, where):
-    import microagg.scale as scale
+    import microagg.release.scale as scale
 
     def fail(*args, **kwargs):
         if where == "k_anonymity":
@@ -374,7 +374,7 @@ def test_dask_writes_nothing_when_a_check_or_the_report_fails(client, tmp_path, 
 
 
 def test_dask_standardizes_extreme_magnitudes_or_refuses_naming_the_column(client, tmp_path):
-    from microagg.scale import microaggregate_dask
+    from microagg.release.scale import microaggregate_dask
 
     for name, values in (("big", np.arange(1.0, 31.0) * 1e300 / 30), ("tiny", np.arange(1.0, 31.0) * 1e-300)):
         df = pd.DataFrame({"a": np.arange(30.0), name: values})

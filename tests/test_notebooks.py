@@ -76,7 +76,7 @@ def test_notebook_and_its_solutions_run(path, this_checkout):
 
 def test_an_error_inside_a_widget_callback_is_reported(this_checkout):
     """The check above would pass a notebook whose widgets fail if their callbacks' errors stayed in the widget."""
-    source = "import microagg.course as course\ndef show(k):\n    raise ValueError(k)\ncourse.interact(show, k=3);"
+    source = "import microagg.lab.course as course\ndef show(k):\n    raise ValueError(k)\ncourse.interact(show, k=3);"
     nb = execute(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)]))
     assert errors(nb) == [(0, "ValueError", "3")]
 

@@ -5,7 +5,7 @@ from .p3m import P3MResult, p3m, p3m_solve
 
 # isort: split
 # Any other module of this folder registers its methods after the ones above, in name order.
-from ..registry import discover
+from ..base.registry import discover
 
 discover(__name__, __path__)
 

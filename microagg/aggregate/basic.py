@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..registry import register
+from ..base.registry import register
 
 
 def _per_column(Z, lab, one):

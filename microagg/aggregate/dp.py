@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import BOUNDS, check_bounds, insensitive_keys, ranked_blocks
-from ..errors import MicroaggError
-from ..labels import check_labels
-from ..registry import Param, register
-from ..rows import PRIVATE, report_row
+from ..base.errors import MicroaggError
+from ..base.labels import check_labels
+from ..base.registry import Param, register
+from ..base.rows import PRIVATE, report_row
+from ..privacy.bounds import BOUNDS, check_bounds, insensitive_keys, ranked_blocks
 
 SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014; Sánchez, Domingo-Ferrer, Martínez & Soria-Comas 2016"
 WHO = "aggregation 'laplace'"

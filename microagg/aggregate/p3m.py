@@ -43,12 +43,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import MicroaggError
-from ..labels import check_labels
-from ..preprocess import check_finite
-from ..registry import Param, register
-from ..wishes import PARAMS as WISHES
-from ..wishes import cells
+from ..base.checks import check_finite
+from ..base.errors import MicroaggError
+from ..base.labels import check_labels
+from ..base.registry import Param, register
+from ..privacy.wishes import PARAMS as WISHES
+from ..privacy.wishes import cells
 from . import _p3m_solver as solvers
 
 SOLVERS = ("dual", "trust-constr")

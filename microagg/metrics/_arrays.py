@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MicroaggError
-from ..preprocess import check_finite
+from ..base.checks import check_finite
+from ..base.errors import MicroaggError
 
 
 def correlation(C: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MicroaggError
+from ..base.errors import MicroaggError
 from ._arrays import pair
 from .registry import HIGHER, LOWER, NEUTRAL, Metric, register
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..labels import check_labels
+from ..base.labels import check_labels
 
 
 def group_sizes(labels) -> np.ndarray:

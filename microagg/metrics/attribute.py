@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import columns
-from ..errors import MicroaggError
+from ..base.checks import columns
+from ..base.errors import MicroaggError
 from .registry import HIGHER, LOWER, Metric, register
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..categories import ORDINAL
+from ..data.categories import ORDINAL
 from .registry import LOWER, Metric, register
 
 

@@ -22,8 +22,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from ..checks import columns, percent
-from ..errors import MicroaggError
+from ..base.checks import columns, percent
+from ..base.errors import MicroaggError
 from ._arrays import pair
 from .registry import LOWER, PARAMS, Metric, register
 from .risk import Linkage, interval_disclosure, shared_linkage

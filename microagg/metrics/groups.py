@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..aggregate import mean, median
-from ..checks import columns
-from ..labels import check_labels
+from ..base.checks import columns
+from ..base.labels import check_labels
 from .registry import HIGHER, LOWER, Metric, register
 from .utility import sse_by_group
 

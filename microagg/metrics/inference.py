@@ -10,7 +10,7 @@ tolerance (its probability of success under random tie-breaking). The baseline s
 values within the tolerance (a guess drawn at random from the released marginal). Rates are means over targets;
 their intervals are Wilson score intervals (Wilson 1927) with the summed probabilities as successes, and the
 excess of attack over baseline (paired, the same targets) has a normal interval from the per-target differences.
-The control split (``microagg.attacks.inference_control``) compares with held-out records instead, with
+The control split (``microagg.lab.attacks.inference_control``) compares with held-out records instead, with
 Newcombe's hybrid score interval for the difference of independent rates (Newcombe 1998, method 10).
 """
 
@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from ..checks import columns
-from ..errors import MicroaggError
-from ..preprocess import Standardizer
+from ..base.checks import columns
+from ..base.errors import MicroaggError
+from ..data.preprocess import Standardizer
 from ._arrays import pair
 from .attribute import sensitive
 from .registry import LOWER, NEUTRAL, Metric, register

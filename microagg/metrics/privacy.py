@@ -1,6 +1,6 @@
 """Personalized privacy (Mortazavi & Jalili 2017, §4): proximity breaches and the satisfaction level SL (Eq. 13).
 
-The owners' wishes Δ and w, shared with P3M aggregation, take the forms of ``microagg.wishes``: ``delta``,
+The owners' wishes Δ and w, shared with P3M aggregation, take the forms of ``microagg.privacy.wishes``: ``delta``,
 ``relative``, ``w``, ``weights`` ("given" or "random") and ``w_seed``.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..wishes import NAMES as WISHES
-from ..wishes import cells, resolve_delta
+from ..privacy.wishes import NAMES as WISHES
+from ..privacy.wishes import cells, resolve_delta
 from ._arrays import pair
 from .registry import HIGHER, Metric, register
 
@@ -32,7 +32,7 @@ def _breached(Z: np.ndarray, Zp: np.ndarray, D: np.ndarray) -> np.ndarray:
 def satisfaction(Z, Zp, delta=0.1, w=0.001, *, relative: bool = False, weights: str = "given",
                  w_seed: int | None = 1) -> tuple[float, np.ndarray]:
     """SL in % over all cells and per attribute (Mortazavi & Jalili 2017, Eq. 13), Δ and w resolved once
-    (``microagg.wishes.cells``).
+    (``microagg.privacy.wishes.cells``).
 
     sl_i[t] = 1 iff the cell is not a breach (:func:`breaches`); SL = 100 Σ w sl / Σ w, with 0/0 := 100.
     """

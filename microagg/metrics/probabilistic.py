@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erf
 
-from ..errors import MicroaggError
+from ..base.errors import MicroaggError
 from ._arrays import correlation, pair
 from .registry import LOWER, Metric, register
 

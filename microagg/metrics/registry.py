@@ -2,13 +2,13 @@
 
 A :class:`Metric` names one row type of the evaluation table (``metric`` column) and says what it
 measures, its unit, whether lower or higher is better, the paper and equation it comes from, the
-evaluation parameters it uses (:data:`PARAMS`, described with ``microagg.registry.Param``), what it
+evaluation parameters it uses (:data:`PARAMS`, described with ``microagg.base.registry.Param``), what it
 needs (:data:`NEEDS`: the partition ``labels``, values in original units, a record linkage, ...),
 whether it also has one row per attribute, and the section of docs/metrics.md that defines it (``doc``).
 
 Each metric module registers its metrics next to the function computing them (:func:`register`; a family
 computed together, such as the PIL components, registers at once). ``evaluate``, the R-U sweeps
-(``microagg.explore``) and the Dask engine's report (``microagg.scale``) all take their metrics from here:
+(``microagg.lab.explore``) and the Dask engine's report (``microagg.release.scale``) all take their metrics from here:
 adding a metric is one function plus one registration. The rows of the evaluation table follow
 :data:`MODULES`, then the order of registration within a module.
 """
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import MicroaggError
-from ..registry import Param
-from ..wishes import NAMES as WISH_NAMES
-from ..wishes import PARAMS as WISHES
+from ..base.errors import MicroaggError
+from ..base.registry import Param
+from ..privacy.wishes import NAMES as WISH_NAMES
+from ..privacy.wishes import PARAMS as WISHES
 
 LOWER, HIGHER, NEUTRAL = "lower is better", "higher is better", ""
 FAMILIES = ("utility", "risk", "privacy", "combined", "test")
@@ -158,7 +158,7 @@ def metric_table() -> pd.DataFrame:
 
 def resolve(params: dict, owner: str = "evaluate") -> dict:
     """Every evaluation parameter: :data:`PARAMS`' defaults overlaid with ``params``, validated (the wishes Δ and w
-    are checked against the data by ``microagg.wishes.cells`` when SL is computed)."""
+    are checked against the data by ``microagg.privacy.wishes.cells`` when SL is computed)."""
     unknown = sorted(set(params) - set(PARAMS))
     if unknown:
         raise MicroaggError(f"{owner} does not take {unknown}; it accepts: {', '.join(PARAMS)}.")

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import MicroaggError
-from ..labels import check_labels
-from ..preprocess import Standardizer, as_frame, numeric_matrix, select_columns
-from ..tables import NOT_COMPUTED
+from ..base.errors import MicroaggError
+from ..base.labels import check_labels
+from ..data.preprocess import Standardizer, as_frame, numeric_matrix, select_columns
+from ..figures.tables import NOT_COMPUTED
 from ._arrays import pair, rescaled
 from .registry import Context, computations, get_metric, resolve
 
@@ -58,7 +58,7 @@ def evaluate(original, protected, labels=None, *, per_attribute: bool = True, sa
     G_IL and the sign test use the original units. ``labels`` (the partition, (n,) or (n, d)) adds
     partition IL, ADM and SSE_i (SSE_i only for one labelling (n,)). Parameters
     (``microagg.metrics.registry.PARAMS``): the wishes delta, relative, w, weights, w_seed (SL; as in
-    ``microagg.wishes``), p (SDID, ID), keys (RLD),
+    ``microagg.privacy.wishes``), p (SDID, ID), keys (RLD),
     confidential (SSE_i), si_weight (SI of Oommen & Fayyoumi 2010), k (every group of ``labels`` must have at
     least k records). ``per_attribute=False`` keeps only the "all" rows. ``sampling_weights`` (one positive
     weight per record) adds the weighted metrics (docs/metrics.md §4.26).

@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..checks import columns, percent
-from ..errors import MicroaggError
+from ..base.checks import columns, percent
+from ..base.errors import MicroaggError
 from ._arrays import pair
 from .registry import LOWER, Metric, register
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..errors import MicroaggError
+from ..base.errors import MicroaggError
 from .registry import LOWER, Metric, register
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..aggregate import mean
-from ..errors import MicroaggError
-from ..labels import check_labels
+from ..base.errors import MicroaggError
+from ..base.labels import check_labels
 from ._arrays import pair
 from .registry import LOWER, NEUTRAL, Metric, register
 

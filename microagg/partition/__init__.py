@@ -1,13 +1,13 @@
 """Partitioners: ``partition(Z, k, **params) -> labels`` (every group >= k records).
 
-Each is registered with its parameters (see ``microagg.registry``), which generate its validation: the
+Each is registered with its parameters (see ``microagg.base.registry``), which generate its validation: the
 functions here check their input once and call the method's kernel. Individual
 ranking returns one labelling per attribute (n x d); the others one label per record.
 """
 
 # import order = registration order = the order the dashboard lists the methods
 # isort: off
-from ..checks import check_k
+from ..base.checks import check_k
 from .mdav import MdavTrace, mdav, mdav_steps
 from .vmdav import vmdav
 from .cvmdav import cvmdav
@@ -25,15 +25,15 @@ from .pfcm import pcaes, pfcm, select_pfcm
 # isort: split
 # Not a registered method: runs any of the above inside blocks (the block and Dask engines of microaggregate).
 from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
-from .igd import igd_refine  # IGD, the refinement of any partition (microaggregate's refine="igd")
+from .igd import igd_refine
 
 # isort: split
 # The thread setting of the compiled partitioners (threads.set_threads, threads.use_threads, MICROAGG_THREADS).
-from . import threads
+from .compiled import threads
 
 # isort: split
 # Any other module of this folder registers its methods after the ones above, in name order.
-from ..registry import discover
+from ..base.registry import discover
 
 discover(__name__, __path__)
 

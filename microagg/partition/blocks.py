@@ -29,9 +29,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from ..checks import check_int, check_k
-from ..errors import MicroaggError
-from ..registry import get_method, partition_input
+from ..base.checks import check_int, check_k
+from ..base.errors import MicroaggError
+from ..base.registry import get_method, partition_input
 from .igd import check_refine, refined
 from .univariate import principal_axis
 
@@ -48,7 +48,7 @@ def check_block_size(block_size, k: int) -> int:
 def split_blocks(Z, k: int, block_size: int = DEFAULT_BLOCK_SIZE, blocks=None, split_on=None) -> np.ndarray:
     """Block id (0..b-1, in tree order) of every record: the leaves of the median tree (module docstring).
 
-    ``blocks`` starts from a given assignment (one id per record, e.g. routed by ``microagg.scale``):
+    ``blocks`` starts from a given assignment (one id per record, e.g. routed by ``microagg.release.scale``):
     the given blocks are taken in increasing id order and any of more than B records is split further
     by the tree; each must hold at least k records. ``split_on`` restricts the split attributes
     (column positions; default all).

@@ -25,7 +25,7 @@ the literal one being the default:
   groups of k-1 would form).
 
 Every group has at least k records. Chettri, Paul & Dutta, Tables 1-3 are not reproduced by any
-reading (the closest is off by up to 0.56 IL); ``microagg.reproduce.published`` lists our
+reading (the closest is off by up to 0.56 IL); ``microagg.lab.reproduce.published`` lists our
 figures beside the printed ones. Centroids are member sums in joining order divided
 by the count; other arithmetic and tie rules are MDAV's.
 """
@@ -35,8 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..registry import Param, register
-from . import brute, engine, threads
+from ..base.registry import Param, register
+from .compiled import brute, engine, threads
 
 
 @njit(cache=True)

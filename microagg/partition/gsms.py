@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..registry import register
-from .engine import insert_nearest
+from ..base.registry import register
+from .compiled.engine import insert_nearest
 from .mhm import in_range
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .engine import insert_nearest
+from .compiled.engine import insert_nearest
 from .missing import partial_distance
 
 UNKNOWN = 2.0  # an unknown category's term of the squared distance: every attribute's mean between two records

@@ -44,11 +44,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..checks import as_matrix, check_int, check_size
-from ..errors import MicroaggError
-from ..preprocess import check_finite, minmax_scale
-from ..registry import Param, confidential_positions, get_method, register
-from . import engine
+from ..base.checks import as_matrix, check_finite, check_int, check_size
+from ..base.errors import MicroaggError
+from ..base.registry import Param, confidential_positions, get_method, register
+from ..data.preprocess import minmax_scale
+from .compiled import engine
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")

@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..registry import register
-from . import brute, engine, threads
+from ..base.registry import register
+from .compiled import brute, engine, threads
 
 
 @njit(cache=True, nogil=True)

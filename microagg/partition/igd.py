@@ -28,10 +28,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..checks import check_k
-from ..errors import MicroaggError
-from ..labels import check_labels
-from ..registry import Method, partition_input
+from ..base.checks import check_k
+from ..base.errors import MicroaggError
+from ..base.labels import check_labels
+from ..base.registry import Method, partition_input
 from .mhm import farthest, in_range
 
 MARGIN = 1e-12

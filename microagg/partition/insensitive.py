@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bounds import BOUNDS, SOURCE, check_bounds, insensitive_keys, ranked_blocks
-from ..registry import register
+from ..base.registry import register
+from ..privacy.bounds import BOUNDS, SOURCE, check_bounds, insensitive_keys, ranked_blocks
 
 
 @register("partition", "insensitive_mdav", title="Insensitive MDAV (for differential privacy)",

@@ -32,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..registry import Param, register
-from . import engine, threads
+from ..base.registry import Param, register
+from .compiled import engine, threads
 
 TAILS = ("generic", "classic")
 

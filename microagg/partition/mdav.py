@@ -39,8 +39,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from ..registry import Param, get_method, register
-from . import brute, engine, threads
+from ..base.registry import Param, get_method, register
+from .compiled import brute, engine, threads
 
 GENERIC, CLASSIC, MDAV1, SINGLE = 0, 1, 2, 3
 ROLE_CENTROID, ROLE_OPPOSITE, ROLE_REST = 0, 1, 2

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..registry import Param, register
+from ..base.registry import Param, register
 from .optimal import hm_breaks
 
 TWO_OPT_MARGIN = 1e-12  # a 2-opt move must shorten the path by more than this share of the two edges it removes

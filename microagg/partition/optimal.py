@@ -21,10 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bounds import ranked_blocks
-from ..checks import as_matrix, check_k, check_size
-from ..errors import MicroaggError
-from ..preprocess import check_finite
+from ..base.checks import as_matrix, check_finite, check_k, check_size
+from ..base.errors import MicroaggError
+from ..privacy.bounds import ranked_blocks
 
 
 @njit(cache=True, nogil=True)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy.spatial.distance import cdist
 
-from ..errors import MicroaggError
+from ..base.errors import MicroaggError
 
 NORMALIZERS = ("max", "min")
 

@@ -32,11 +32,10 @@ import math
 
 import numpy as np
 
-from ..checks import as_matrix, check_k, check_size
-from ..errors import MicroaggError
-from ..preprocess import check_finite
-from ..registry import Param, confidential_positions, get_method, register
-from . import engine
+from ..base.checks import as_matrix, check_finite, check_k, check_size
+from ..base.errors import MicroaggError
+from ..base.registry import Param, confidential_positions, get_method, register
+from .compiled import engine
 
 VARIANTS = ("tfirst", "kfirst")
 _SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2015"

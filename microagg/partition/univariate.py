@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MicroaggError
-from ..registry import Param, register
+from ..base.errors import MicroaggError
+from ..base.registry import Param, register
 from .optimal import sorted_groups
 
 GROUPINGS = ("fixed", "optimal")

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..registry import Param, register
-from . import brute, engine, threads
+from ..base.registry import Param, register
+from .compiled import brute, engine, threads
 
 CENTROIDS = ("fixed", "remaining")
 

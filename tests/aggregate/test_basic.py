@@ -59,7 +59,7 @@ def test_bad_labels(labels, fragment):
 
 
 def test_the_kernels_are_called_on_checked_input():
-    from microagg.registry import get_method
+    from microagg.base.registry import get_method
 
     for name, kernel in (("mean", ma.aggregate.mean.__wrapped__), ("median", ma.aggregate.median.__wrapped__)):
         method = get_method("aggregate", name)

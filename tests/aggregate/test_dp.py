@@ -177,12 +177,13 @@ def test_the_dask_engine_is_refused(census, tmp_path):
 
 @pytest.mark.filterwarnings("ignore:method 'individual_ranking' groups each attribute")
 def test_the_recipe_rebuilds_the_same_file(tmp_path):
-    """The command line the dashboard shows (microagg.recipe) rebuilds a DP release byte for byte: ε, the bounds and
+    """The command line the dashboard shows (microagg.release.recipe) rebuilds a DP release byte for byte: ε, the bounds
+    and
     both seeds are in it."""
     import shlex
 
     from microagg.cli import main
-    from microagg.recipe import cli_command
+    from microagg.release.recipe import cli_command
 
     rel = ma.microaggregate(ma.load_dataset("uniform", n=300, d=3), 10, method="individual_ranking",
                             aggregation="laplace", bounds=[(0, 40_000)] * 3, epsilon=3.0)
@@ -231,8 +232,8 @@ def test_a_release_is_refused_by_its_method_not_by_a_coincidence_of_the_data(met
     with pytest.raises(ma.MicroaggError, match=f"got method '{method}'.*not on whether its groups happen"):
         ma.microaggregate(COINCIDENCE, 6, method=method, aggregation="laplace", bounds=SQUARE, noise_seed=1,
                           identifiers=[], **params)
-    from microagg import stages
-    from microagg.roles import column_roles
+    from microagg.privacy.roles import column_roles
+    from microagg.release import stages
 
     prep = stages.standardize(COINCIDENCE, column_roles(COINCIDENCE, None, None, None, identifiers=[]), 6)
     part, agg, mp, ap = stages.resolve_methods(method, "laplace", {"bounds": SQUARE, **params}, None, None)
@@ -271,7 +272,7 @@ def test_noise_too_large_for_float64_is_refused_before_it_is_drawn():
         laplace(X, labels, epsilon=1e-320, bounds=BOX)
     V, rows = laplace_with_report(X, labels, epsilon=1e-290, bounds=BOX, noise_seed=0, clip=False)
     assert np.isfinite(V).all()
-    from microagg import tables
+    from microagg.figures import tables
 
     report = pd.DataFrame(rows)
     shown = dict(zip(report["metric"], tables.formatted(report)["value"]))

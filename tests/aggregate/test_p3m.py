@@ -4,10 +4,10 @@ import pytest
 
 import microagg as ma
 from microagg.aggregate import p3m, p3m_solve
+from microagg.base.registry import get_method
+from microagg.lab.reproduce import published
 from microagg.metrics.privacy import satisfaction_level
-from microagg.registry import get_method
-from microagg.reproduce import published
-from microagg.wishes import random_weights
+from microagg.privacy.wishes import random_weights
 
 DATA = ("tarragona", "census", "eia")
 K = published.K_MORTAZAVI

@@ -5,8 +5,9 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg.checks import columns
-from microagg.labels import check_labels
+from microagg.base.checks import columns
+from microagg.base.labels import check_labels
+from microagg.lab.reproduce import published
 from microagg.metrics import (
     analysis,
     attribute,
@@ -23,7 +24,6 @@ from microagg.metrics import (
 )
 from microagg.metrics.registry import get_metric
 from microagg.metrics.report import evaluate_arrays
-from microagg.reproduce import published
 
 
 def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delta=0.1, relative=False, w=0.001,

@@ -3,8 +3,8 @@ import pytest
 
 import microagg as ma
 from microagg import metrics
-from microagg.reproduce import published
-from microagg.wishes import random_weights
+from microagg.lab.reproduce import published
+from microagg.privacy.wishes import random_weights
 
 
 def _mdav_renormalized(Z, k):

@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 
 import microagg as ma
+from microagg.lab.reproduce import published
 from microagg.metrics import registry
-from microagg.reproduce import published
 
 
 def _all(table):

@@ -3,8 +3,8 @@ import pytest
 
 import microagg as ma
 from microagg import metrics
+from microagg.lab.reproduce import published, reproduce_dld
 from microagg.metrics.risk import blocked_credit, exact_cells
-from microagg.reproduce import published, reproduce_dld
 
 # Six records on a line, grouped {0, 1, 9} (mean 10/3) and {2, 6, 8} (mean 16/3): records 2 and 5
 # are nearer to the other group's masked value than to their own.

@@ -213,7 +213,7 @@ def test_bad_input_is_refused_as_the_method_refuses_it(args, kwargs):
 def test_input_and_parameters_are_checked_once_and_every_block_goes_to_the_kernel(monkeypatch):
     from dataclasses import replace
 
-    from microagg import registry
+    from microagg.base import registry
 
     Z = normal(400, 3)
     calls, blocks = [], []

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import microagg as ma
+from microagg.lab.reproduce import published
 from microagg.metrics import partition_information_loss
 from microagg.partition import threads
-from microagg.reproduce import published
 
 from .reference_methods import reference_cvmdav
 

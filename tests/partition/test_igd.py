@@ -61,7 +61,7 @@ def test_never_worse_every_group_k_to_2k_minus_1_deterministic(zkl):
 @pytest.mark.parametrize("method", ["mdav", "gsms", "projection"])
 def test_refines_the_casc_partitions(method):
     df = ma.load_dataset("tarragona")
-    Z = ma.preprocess.standardize(df.to_numpy(float))
+    Z = ma.data.preprocess.standardize(df.to_numpy(float))
     labels = ma.registry.get_method("partition", method).func(Z, 3)
     out = igd_refine(Z, labels, 3)
     assert sse(Z, out) < sse(Z, labels)  # a real gain on real data

@@ -3,8 +3,8 @@
 import numpy as np
 
 import microagg as ma
-from microagg.bounds import insensitive_keys
 from microagg.partition.insensitive import insensitive_mdav
+from microagg.privacy.bounds import insensitive_keys
 
 BOX = np.array([[0.0, 10.0], [-5.0, 5.0], [0.0, 100.0]])
 

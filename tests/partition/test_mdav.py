@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
+from microagg.base.registry import partition_input
+from microagg.lab.reproduce import published
 from microagg.metrics import partition_information_loss
 from microagg.partition import brute, threads
-from microagg.registry import partition_input
-from microagg.reproduce import published
 
 from .reference import reference_mdav
 from .strategies import data_and_k

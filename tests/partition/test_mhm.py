@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
+from microagg.data.preprocess import standardize
 from microagg.partition.mhm import nearest_point_next, path_labels, two_opt
 from microagg.partition.optimal import sorted_groups
-from microagg.preprocess import standardize
 
 from .reference import farthest, nearest, running_sum
 from .strategies import data_and_k

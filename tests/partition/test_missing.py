@@ -38,7 +38,7 @@ def test_partial_distance_is_rescaled_and_defined_without_shared_attributes():
 
 def test_the_pattern_penalty_groups_alike_patterns_and_leaves_complete_data_alone():
     from microagg.partition.missing import PATTERN_PENALTY
-    from microagg.safety import uniform_patterns
+    from microagg.privacy.safety import uniform_patterns
 
     Z = ma.standardize(ma.load_dataset("tarragona"))
     assert np.array_equal(mdav_missing(Z, 3, PATTERN_PENALTY), mdav_missing(Z, 3))

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import microagg as ma
+from microagg.data.preprocess import minmax_scale
 from microagg.partition.pfcm import kmeans_pp, memberships, pcaes, pfcm, select_pfcm
-from microagg.preprocess import minmax_scale
 
 CENTRES = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 5.0], [5.0, 5.0]])
 

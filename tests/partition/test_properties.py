@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg.registry import get_method, methods
+from microagg.base.registry import get_method, methods
 
 from .strategies import data_and_k
 

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import microagg as ma
+from microagg.base.registry import partition_input
+from microagg.lab.reproduce import published
 from microagg.metrics import partition_information_loss
 from microagg.partition import engine, threads
-from microagg.registry import partition_input
-from microagg.reproduce import published
 
 from .reference_methods import reference_vmdav
 

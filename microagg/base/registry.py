@@ -1,0 +1,357 @@
+"""Methods and their parameters, described as data.
+
+Every partitioner and aggregator registers itself once with its parameters
+(name, type, default, range, one-line help, paper and equation). The release
+API validates calls against this description; the dashboard and the notebooks
+build their widgets from it. The built-ins register when ``microagg`` is imported (its ``__init__`` imports
+``partition`` and ``aggregate``), so this module imports neither.
+
+Validation happens once, at the public edge, and is generated from the registration: ``register`` decorates
+the method's *kernel* (``Method.kernel``, which assumes validated input) and returns the public function
+(``Method.func``) that checks the data (:func:`partition_input`, :func:`aggregate_input`, or the method's own
+``inputs``), the parameters (``Method.resolve``) and any roles, then calls the kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import numbers
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .checks import as_matrix, check_finite, check_k, check_size, columns
+from .errors import MicroaggError
+from .labels import check_labels
+
+KINDS = ("partition", "aggregate")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a method.
+
+    ``type`` is one of "int", "float", "choice", "bool" or "array" (a scalar or an
+    array the method checks itself). ``low``/``high`` bound numbers inclusively
+    unless ``low_open``/``high_open`` say otherwise. ``array_ok`` lets a "float"
+    parameter (a scalar widget) also take an array, which the method checks itself.
+    ``only_with`` maps another parameter of the method to the values under which this one has an
+    effect (e.g. P3M's ``w`` only with ``weights="given"``); set to anything but its default under
+    other values, it is refused (``Method.resolve``) rather than silently ignored.
+    ``label`` and ``unit`` name it for people (the dashboard's widgets; ``name`` is the code name) and
+    ``advanced`` marks a tuning constant most users leave alone; the dashboard disables a parameter that
+    ``only_with`` makes ineffective. ``shared`` marks one quantity that a partitioner and an aggregator both need
+    (the attribute bounds of the differentially private methods): a keyword declared ``shared`` by both goes to both.
+    """
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    source: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+    array_ok: bool = False
+    label: str = ""
+    unit: str = ""
+    advanced: bool = False
+    only_with: tuple = ()  # ((other parameter, (values under which this one has an effect)), ...)
+    shared: bool = False
+
+    def active(self, values: dict) -> bool:
+        """Whether this parameter has an effect given the other parameters' ``values``."""
+        return all(values.get(other, None) in allowed for other, allowed in self.only_with)
+
+    def is_default(self, value: Any) -> bool:
+        """Whether ``value`` is this parameter's default (an array never is)."""
+        return (isinstance(value, str) or np.ndim(value) == 0) and value == self.default
+
+    @property
+    def title(self) -> str:
+        """The human label with its unit, e.g. "Δ, minimum distance wished (z units)"."""
+        text = self.label or self.name
+        return f"{text} ({self.unit})" if self.unit else text
+
+    def describe_range(self) -> str:
+        if self.type == "choice":
+            return "one of " + ", ".join(map(repr, self.choices))
+        if self.low is None and self.high is None:
+            return ""
+        lo = "(" if self.low_open or self.low is None else "["  # infinity is never a value (``validate``)
+        hi = ")" if self.high_open or self.high is None else "]"
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        return f"{lo}{low}, {high}{hi}"
+
+    def validate(self, value: Any, owner: str) -> Any:
+        """Return ``value`` converted to this parameter's type, or raise naming the parameter."""
+        where = f"parameter '{self.name}' of {owner}"
+        if value is None and self.default is None:  # an optional parameter left empty (e.g. a fresh noise seed)
+            return None
+        if self.type == "choice":
+            if value not in self.choices:
+                raise MicroaggError(f"{where} must be {self.describe_range()}; got {value!r}.")
+            return value
+        if self.type == "bool":
+            if not isinstance(value, bool):
+                raise MicroaggError(f"{where} must be True or False; got {value!r}.")
+            return value
+        if self.type == "array" or (self.array_ok and np.ndim(value) > 0):
+            return value
+        if self.type == "int":
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                if isinstance(value, numbers.Real) and float(value).is_integer():
+                    value = int(value)
+                else:
+                    raise MicroaggError(f"{where} must be an integer; got {value!r}.")
+            value = int(value)
+        elif self.type == "float":
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise MicroaggError(f"{where} must be a number; got {value!r}.")
+            value = float(value)
+            if not np.isfinite(value):
+                raise MicroaggError(f"{where} must be a finite number; got {value!r}.")
+        else:  # pragma: no cover - programming error in a registration
+            raise TypeError(f"unknown parameter type {self.type!r}")
+        too_low = self.low is not None and (value <= self.low if self.low_open else value < self.low)
+        too_high = self.high is not None and (value >= self.high if self.high_open else value > self.high)
+        if too_low or too_high:
+            raise MicroaggError(f"{where} must lie in {self.describe_range()}; got {value!r}.")
+        return value
+
+
+def partition_input(Z, k) -> tuple[np.ndarray, int]:
+    """A partitioner's input, checked: ``k`` (an integer >= 2) and a C-contiguous float64 copy of ``Z``
+    (n x d, a 1-D ``Z`` being one attribute; finite; n >= k)."""
+    k = check_k(k)
+    Z = as_matrix(Z)
+    check_finite(Z, what="attribute")
+    check_size(Z.shape[0], k)
+    return Z, k
+
+
+def aggregate_input(Z, labels) -> tuple[np.ndarray, np.ndarray]:
+    """An aggregator's input, checked: ``Z`` as a float64 n x d array (finite; not copied) and ``labels`` as
+    consecutive group ids, (n,) or one labelling per attribute (n, d) (``labels.check_labels``)."""
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2:
+        raise MicroaggError(f"Z must be a 2-D array (records x attributes); got shape {Z.shape}.")
+    check_finite(Z, what="attribute")
+    return Z, check_labels(labels, Z.shape[0], d=Z.shape[1])
+
+
+
+def confidential_positions(Z: np.ndarray, confidential, who: str) -> np.ndarray:
+    """The positions of the confidential columns of ``Z`` for a method that uses roles (``who`` names it): at
+    least one, and at least one quasi-identifier left to mask."""
+    if confidential is None or np.size(confidential) == 0:
+        raise MicroaggError(f"{who} needs confidential attributes: pass confidential=[...] naming the sensitive "
+                            "columns (the others are the quasi-identifiers).")
+    conf = columns(confidential, Z.shape[1], None, "confidential")
+    if np.setdiff1d(np.arange(Z.shape[1]), conf).size == 0:
+        raise MicroaggError(f"every column is confidential: {who} needs at least one quasi-identifier to mask.")
+    return conf
+
+INPUTS = {"partition": partition_input, "aggregate": aggregate_input}
+ROLES = ("confidential",)  # what a method registered with uses_roles=True gets besides its parameters
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered partitioner or aggregator.
+
+    ``func`` is the public function: it validates its arguments once (:meth:`check`) and calls ``kernel``,
+    the method on validated input. A partitioner's kernel is called as ``kernel(Z, k, **params)`` with ``Z``
+    a C-contiguous finite float64 n x d array, n >= k, ``k`` an integer >= 2 and ``params`` the output of
+    :meth:`resolve`; one that uses roles also gets ``confidential=`` positions. An aggregator's kernel is
+    called as ``kernel(Z, labels, **params)`` with ``labels`` from ``labels.check_labels``. ``inputs``
+    replaces the kind's data check (:data:`INPUTS`) for a method with rules of its own; it returns
+    (data, second argument, roles).
+    """
+
+    kind: str
+    name: str
+    func: Callable
+    title: str
+    summary: str
+    source: str
+    params: tuple[Param, ...] = ()
+    record_level: bool = True  # partitioners: one label per record (k-anonymous release)
+    extras: dict = field(default_factory=dict)
+    kernel: Callable | None = None  # None: ``func`` itself (a function that checks its own input)
+    inputs: Callable | None = None  # None: the kind's check, INPUTS[kind]
+
+    def __post_init__(self):
+        if self.kernel is None:
+            object.__setattr__(self, "kernel", self.func)
+
+    @property
+    def uses_roles(self) -> bool:
+        """Whether the method reads attribute roles (registered with ``uses_roles=True``).
+
+        Such a partitioner is called as ``func(Z, k, confidential=positions, **params)`` on the
+        quasi-identifiers and the confidential columns together; any other one sees the quasi-identifiers only.
+        """
+        return bool(self.extras.get("uses_roles", False))
+
+    @property
+    def bounded(self) -> bool:
+        """Whether a partitioner's groups all have k to 2k−1 records (registered with ``bounded=True``), the
+        bound of fixed- and variable-size MDAV-type methods (Domingo-Ferrer & Mateo-Sanz 2002)."""
+        return bool(self.extras.get("bounded", False))
+
+    @property
+    def whole_table(self) -> bool:
+        """Whether a partitioner's guarantee is relative to the whole table (registered with ``whole_table=True``:
+        t-closeness compares every group with the table's distribution), so it may not run inside blocks or
+        strata, where it would hold against each block's distribution only."""
+        return bool(self.extras.get("whole_table", False))
+
+    @property
+    def group_local(self) -> bool:
+        """Whether an aggregator's value for a group depends on that group's records only (registered with
+        ``group_local=True``: mean, median). Only such aggregators run block by block (``microagg.release.scale``)."""
+        return bool(self.extras.get("group_local", False))
+
+    @property
+    def personalized(self) -> bool:
+        """Whether the aggregation takes the owners' privacy wishes Δ and w (registered with
+        ``personalized_privacy=True``, Mortazavi & Jalili 2017, §4): its
+        ``delta``/``relative``/``w``/``weights``/``w_seed``
+        are then the settings of SL in its release's report (``microagg.privacy.wishes``)."""
+        return bool(self.extras.get("personalized_privacy", False))
+
+    def insensitive(self, params: dict[str, Any]) -> bool:
+        """Whether a partitioner with these resolved ``params`` is insensitive: replacing one record changes at most
+        one member of each group, the property the Laplace aggregation's noise is calibrated to (docs/methods.md
+        §7). Registered as ``insensitive={parameter: required value, ...}``; decided by the method and its
+        parameters, never by the data."""
+        required = self.extras.get("insensitive")
+        return required is not None and all(params.get(n) == v for n, v in required.items())
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with validated ``params``; unknown names raise."""
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            accepted = ", ".join(known) or "no parameters"
+            raise MicroaggError(
+                f"{self.kind} method '{self.name}' does not take {unknown}; it accepts: {accepted}."
+            )
+        out = self.defaults()
+        for name, value in params.items():
+            out[name] = known[name].validate(value, f"{self.kind} method '{self.name}'")
+        for name in params:
+            p = known[name]
+            if not p.active(out) and not p.is_default(out[name]):
+                when = " or ".join(f"{o}={v!r}" for o, vals in p.only_with for v in vals)
+                now = ", ".join(f"{o}={out[o]!r}" for o, _ in p.only_with)
+                raise MicroaggError(f"parameter '{name}' of {self.kind} method '{self.name}' has an effect only with "
+                                    f"{when}, not with {now}: leave it out or change {now.split('=')[0]}.")
+        return out
+
+    def check(self, data, arg, **given) -> tuple[Any, Any, dict[str, Any]]:
+        """The validation of ``func``: (data, second argument, keyword arguments of ``kernel``).
+
+        ``data`` and ``arg`` are ``Z`` and ``k`` (partitioners) or ``Z`` and ``labels`` (aggregators);
+        ``given`` are parameters (resolved: checked, defaults filled in) and, for a method that uses roles,
+        ``confidential``.
+        """
+        roles = {r: given.pop(r) for r in ROLES if r in given} if self.uses_roles else {}
+        params = self.resolve(given)
+        if self.inputs is not None:
+            data, arg, roles = self.inputs(data, arg, **roles)
+        else:
+            data, arg = INPUTS[self.kind](data, arg)
+        return data, arg, {**roles, **params}
+
+    def active(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``params`` without the ones that have no effect under the others (``Param.only_with``), e.g. for a
+        form that shows every parameter."""
+        values = {**self.defaults(), **params}
+        names = {p.name for p in self.params}
+        return {n: v for n, v in params.items() if n not in names or self.param(n).active(values)}
+
+
+_REGISTRY: dict[str, dict[str, Method]] = {kind: {} for kind in KINDS}
+
+
+def register(kind: str, name: str, *, title: str, summary: str, source: str, params: tuple[Param, ...] = (),
+             record_level: bool = True, inputs: Callable | None = None, checks_own_input: bool = False,
+             **extras) -> Callable:
+    """Decorator registering ``kernel`` as method ``name`` of ``kind``; returns the public function.
+
+    The public function (``Method.func``) has the kernel's signature and docstring; it validates its
+    arguments once (``Method.check``) and calls the kernel. With ``checks_own_input`` the decorated
+    function validates its arguments itself and is both ``func`` and ``kernel``.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}")
+
+    def deco(kernel: Callable) -> Callable:
+        method = Method(kind, name, kernel, title, summary, source, tuple(params), record_level, dict(extras),
+                        kernel, inputs)
+        if not checks_own_input:
+            method = replace(method, func=_public(kernel, method.check))
+        _REGISTRY[kind][name] = method
+        return method.func
+
+    return deco
+
+
+def _public(kernel: Callable, check: Callable) -> Callable:
+    """``kernel`` behind ``check``: the arguments are bound as the kernel's signature binds them (positional
+    parameters allowed), checked once, and passed on."""
+    signature = inspect.signature(kernel)
+    data, arg = list(signature.parameters)[:2]
+    rest = [p.name for p in signature.parameters.values() if p.kind is p.VAR_KEYWORD]
+
+    @functools.wraps(kernel)
+    def func(*args, **kwargs):
+        given = signature.bind(*args, **kwargs).arguments
+        for name in rest:
+            given.update(given.pop(name, {}))
+        Z, second, kw = check(given.pop(data), given.pop(arg), **given)
+        return kernel(Z, second, **kw)
+
+    return func
+
+
+def get_method(kind: str, name: str) -> Method:
+    """The registered method, or a ``MicroaggError`` listing the choices."""
+    table = _REGISTRY[kind]
+    if name not in table:
+        label = "method" if kind == "partition" else "aggregation"
+        raise MicroaggError(f"unknown {label} {name!r}; choose one of {sorted(table)}.")
+    return table[name]
+
+
+def methods(kind: str) -> list[Method]:
+    """All registered methods of ``kind`` in registration order."""
+    return list(_REGISTRY[kind].values())
+
+
+def discover(package: str, path) -> None:
+    """Import every public module of ``package`` (its folder ``path``) in name order, so that a method written in a
+    new file of ``partition/`` or ``aggregate/`` registers itself without another file naming it (README,
+    "Architecture"). Modules imported already are not run again."""
+    for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package}.{info.name}")

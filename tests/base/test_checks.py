@@ -1,0 +1,45 @@
+import numpy as np
+import pytest
+
+from microagg.base.checks import as_matrix, check_int, check_k, check_size, columns, percent
+from microagg.base.errors import MicroaggError
+
+
+@pytest.mark.parametrize("value,want", [(3, 3), (3.0, 3), (np.int64(4), 4)])
+def test_integers_and_integral_floats_are_accepted(value, want):
+    got = check_int(value, 1, "n must be an integer >= 1")
+    assert got == want and type(got) is int
+
+
+@pytest.mark.parametrize("value", [True, False, 2.5, "3", None])
+def test_bools_fractions_and_text_are_refused(value):
+    with pytest.raises(MicroaggError, match="n must be an integer >= 0; got"):
+        check_int(value, 0, "n must be an integer >= 0")
+
+
+def test_k_of_one_says_why():
+    with pytest.raises(MicroaggError, match="k = 1 would release every record unchanged"):
+        check_k(1)
+
+
+def test_matrix_and_size():
+    assert as_matrix([1.0, 2.0]).shape == (2, 1)
+    with pytest.raises(MicroaggError, match="empty"):
+        as_matrix(np.empty((0, 2)))
+    with pytest.raises(MicroaggError, match="3 records but k = 5"):
+        check_size(3, 5)
+
+
+def test_columns_by_name_or_position():
+    assert columns(None, 3).tolist() == [0, 1, 2]
+    assert columns(["b", 0], 3, ["a", "b", "c"]).tolist() == [1, 0]
+    for bad, match in ((["z"], "unknown column"), ([0, 0], "more than once"), ([], "is empty"), ([5], "positions")):
+        with pytest.raises(MicroaggError, match=match):
+            columns(bad, 3, ["a", "b", "c"])
+
+
+def test_percent_is_strictly_inside_0_100():
+    assert percent(5) == 5.0
+    for bad in (0, 100, True, "5"):
+        with pytest.raises(MicroaggError, match="percentage"):
+            percent(bad)

@@ -1,0 +1,295 @@
+"""The engine's queries against brute force: both screening copies, removals, and the fall-back between them."""
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import microagg as ma
+from microagg.partition import brute, engine
+
+from ..reference import farthest, nearest, reference_mdav
+from ..reference_methods import reference_cvmdav, reference_iamat, reference_md, reference_vmdav
+
+REFERENCES = {"mdav": reference_mdav, "vmdav": reference_vmdav, "cvmdav": reference_cvmdav, "md": reference_md,
+              "iamat": reference_iamat}
+
+
+def _state(Z, pmin=1, chunks=1, shells=engine.SHELLS):
+    """A run's state; ``pmin`` None is a small run's (no integer copy); passes split into ``chunks`` threads; the
+    integer copy in ``shells`` radial shells."""
+    labels, alive, S, zmax2, cand = engine.start(Z, chunks)
+    _, pos, _, _, screen = engine.build_index(Z, alive, S / Z.shape[0], zmax2, chunks, cand, pmin, np.int64(shells))
+    return labels, alive, S, pos, screen
+
+
+def _data(kind, rng):
+    if kind == "gaussian":
+        return rng.standard_normal((3000, 6))
+    if kind == "integer ties":
+        return rng.integers(0, 4, (2500, 3)).astype(float)
+    if kind == "outlier":  # one record far away: the grid is coarse for the others
+        Z = rng.standard_normal((2000, 4))
+        Z[17] = 1e6
+        return Z
+    if kind == "below the grid":  # records that differ by far less than one grid step
+        return np.repeat(rng.standard_normal((300, 3)), 6, axis=0) + 1e-9 * rng.standard_normal((1800, 3))
+    if kind == "sphere":  # record 0 at the centre, the others at radii 1 + 1e-11 i: rounding to the grid
+        u = rng.standard_normal((2000, 4))  # or to float32 scrambles their order, the margins must restore it
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        return np.vstack([np.zeros((1, 4)), u * (1.0 + 1e-11 * rng.permutation(2000))[:, None]])
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("pmin, chunks", [(1, 1), (1, 2), (None, 1)],
+                         ids=["integer copy", "integer copy on two threads", "float32 copy only"])
+@pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier", "below the grid", "sphere"])
+def test_queries_equal_brute_force_while_records_are_removed(kind, pmin, chunks):
+    rng = np.random.default_rng(5)
+    Z = _data(kind, rng)
+    labels, alive, S, pos, screen = _state(Z, pmin, chunks)
+    k = 4
+    for g in range(40):
+        rows = np.flatnonzero(alive)
+        lo, hi = Z[rows].min(axis=0), Z[rows].max(axis=0)
+        off_grid = hi + 10.0 * (hi - lo + 1.0)  # answered by the float32 pass
+        queries = [Z[rows[0]], Z[rng.choice(rows)], rng.uniform(lo, hi), off_grid]
+        for q in queries:
+            f, near = engine.around(Z, q.copy(), k, True, screen)
+            assert f == farthest(Z, rows, q)
+            np.testing.assert_array_equal(near, nearest(Z, rows, q, k))
+        engine.emit(Z, screen, pos, near, g, labels, alive, S)
+        if pmin is None:
+            assert screen[15][0].shape[0] == 0
+            continue
+        cols = _live_columns(screen)
+        np.testing.assert_array_equal(np.sort(screen[13][cols]), np.flatnonzero(alive))  # the integer copy: the live
+        assert np.all(screen[14][screen[13][cols]] == cols)
+
+
+def _live_columns(screen):
+    """The live columns of the integer copy: the first ``count`` of every cell."""
+    return np.concatenate([c * engine.BLOCK + np.arange(n) for c, n in enumerate(screen[15][0])])
+
+
+@pytest.mark.parametrize("shells", [1, engine.SHELLS])
+@pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier"])
+def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells):
+    Z = _data(kind, np.random.default_rng(6))
+    labels, alive, S, pos, screen = _state(Z, shells=shells)
+    Q, (cnt, box, mx) = screen[2].astype(np.int64), screen[15]
+    assert len(cnt) == -(-len(Z) // engine.BLOCK) and cnt.sum() == len(Z)
+    assert np.all(cnt[:-1] == engine.BLOCK)
+    for c in range(len(cnt)):
+        cell = Q[:, c * engine.BLOCK:c * engine.BLOCK + cnt[c]]
+        np.testing.assert_array_equal(box[0, :, c], cell.min(axis=1))
+        np.testing.assert_array_equal(box[1, :, c], cell.max(axis=1))
+        assert mx[c] == (cell ** 2).sum(axis=0).max()
+    rho = np.sqrt(((Z[screen[13]] - screen[4]) ** 2).sum(axis=1))  # distance to the anchor, in cell order
+    cut = _shells(len(Z), shells)
+    for a0, a1 in cut:  # leaves of a k-d split within each shell: any two cells are apart (or touch) somewhere
+        for a in range(a0, a1):
+            for b in range(a0, a):
+                assert np.any((box[1, :, a] <= box[0, :, b]) | (box[1, :, b] <= box[0, :, a])), (a, b)
+    for (a0, a1), (b0, b1) in zip(cut, cut[1:]):  # shells from the outside in
+        outer, inner = rho[a0 * engine.BLOCK:a1 * engine.BLOCK], rho[b0 * engine.BLOCK:b1 * engine.BLOCK]
+        assert outer.min() >= inner.max() * (1 - 1e-12)
+    rng = np.random.default_rng(7)
+    for g in range(30):  # the bounds hold for every live record while records leave (boxes are not refitted)
+        cols = _live_columns(screen)
+        Q = screen[2].astype(np.int64)  # (removals move columns within their cell)
+        q = Q[:, rng.choice(cols)] + rng.integers(-50, 51, Q.shape[0])
+        lbs, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
+        d2 = ((Q[:, cols] - q[:, None]) ** 2).sum(axis=0)
+        cell_of = cols // engine.BLOCK
+        assert np.all(lbs[cell_of] <= d2) and np.all(d2 <= ubs[cell_of])
+        odd = engine._cell_bounds(screen[15], q.astype(np.int32), 1, len(cnt) // 2, 2, True)  # a thread's cells
+        np.testing.assert_array_equal(np.array(odd), np.array([lbs[1::2], ubs[1::2]]))
+        near = engine.around(Z, Z[np.flatnonzero(alive)[0]].copy(), 5, False, screen)[1]
+        engine.emit(Z, screen, pos, near, g, labels, alive, S)
+    engine.emit(Z, screen, pos, screen[13][:cnt[0]].copy(), 30, labels, alive, S)  # empty the first cell
+    lbs, ubs = engine._cell_bounds(screen[15], np.zeros(Q.shape[0], np.int32), 0, len(cnt), 1, True)
+    assert cnt[0] == 0 and lbs[0] == np.iinfo(np.int64).max and ubs[0] == -1  # no test passes: never read
+
+
+def _shells(n, shells=engine.SHELLS):
+    """The cells (first, end) of each radial shell of a copy of ``n`` records, as ``engine._cell_order`` cuts them."""
+    ends = [min(n, -(-n * (s + 1) // shells // engine.BLOCK) * engine.BLOCK) for s in range(shells)]
+    ends[-1] = n
+    cuts = sorted({0, *ends})
+    return [(a // engine.BLOCK, -(-b // engine.BLOCK)) for a, b in zip(cuts, cuts[1:])]
+
+
+def test_inner_shells_are_not_read_for_the_farthest_record():
+    """Looking for the record farthest from the one farthest out, the |z||q| bound rules out every cell of the inner
+    shells (their records are too close to the anchor to be that far); in 10 dimensions the box alone would not."""
+    Z = np.random.default_rng(9).standard_normal((4000, 10))
+    screen = _state(Z)[-1]
+    Q, (cnt, box, mx) = screen[2].astype(np.int64), screen[15]
+    q = Q[:, 0]  # the record farthest from the anchor comes first
+    top = ((Q - q[:, None]) ** 2).sum(axis=0).max()
+    _, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
+    inner = np.arange(_shells(len(Z))[1][0], len(cnt))
+    assert np.all(ubs[inner] < top)
+    by_box = mx + (q ** 2).sum() - 2 * np.minimum(box[0].T * q, box[1].T * q).sum(axis=1)
+    assert not np.all(by_box[inner] < top)
+
+
+def test_a_cell_whose_bounds_rule_it_out_is_not_read():
+    """The skip is real (timing aside): a cell whose box is moved off its records is passed over, so the pass
+    answers as if its records were gone; with the box restored it answers right again."""
+    Z = np.random.default_rng(8).standard_normal((3000, 4))
+    screen = _state(Z)[-1]
+    cnt, box, _ = screen[15]
+    q = Z[123].copy()
+    truth = nearest(Z, np.arange(len(Z)), q, 3)
+    np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], truth)
+    cell = screen[14][123] // engine.BLOCK  # the query's own record is in it
+    inside = screen[13][cell * engine.BLOCK:cell * engine.BLOCK + cnt[cell]]
+    kept = box[:, :, cell].copy()
+    box[:, :, cell] = box[:, :, cell].max()  # a box in a far corner: every record's lower bound is too high
+    lbs, _ = engine._cell_bounds(screen[15], engine._grid_query(q, screen[4], screen[11], screen[12])[0], 0,
+                                 len(cnt), 1, False)
+    assert lbs[cell] > lbs.min()  # (not the cell read first)
+    others = np.setdiff1d(np.arange(len(Z)), inside)
+    np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], nearest(Z, others, q, 3))
+    box[:, :, cell] = kept
+    np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], truth)
+
+
+def test_grid_sums_cannot_overflow():
+    rng = np.random.default_rng(1)
+    for d in (1, 2, 10, 57):
+        Z = rng.standard_normal((500, d)) * 10.0 ** rng.integers(-5, 6)
+        screen = _state(Z)[-1]
+        qs, H, Q = screen[11], screen[12], screen[2]
+        assert d * (2 * H) ** 2 < 2 ** 31
+        assert np.abs(Q).max() <= H
+        assert np.log2(qs) == np.round(np.log2(qs))  # a power of two
+
+
+def test_the_integer_pass_answers_and_overflow_falls_back_to_float32_then_to_every_record():
+    rng = np.random.default_rng(2)
+    Z = rng.standard_normal((5000, 5))
+    screen = _state(Z)[-1]
+    engine.around(Z, Z[3].copy(), 3, True, screen)
+    assert screen[17][0] == 0  # no overflow: the integer pass answered
+    Z = np.ones((5000, 5))  # every record ties: the candidates of both passes overflow, float64 decides all
+    screen = _state(Z)[-1]
+    f, near = engine.around(Z, Z[3].copy(), 3, True, screen)
+    assert screen[17][0] == engine.SKIP_AFTER_OVERFLOW
+    assert f == 0
+    np.testing.assert_array_equal(near, [0, 1, 2])
+
+
+_COUNT_COMPILES = """
+import collections, json, numpy as np
+from numba import types
+from numba.core import event
+seen = collections.defaultdict(list)
+class Listen(event.Listener):
+    def on_start(self, ev):
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith("microagg"):
+            name = f.__module__.rsplit(".", 1)[-1] + "." + f.__qualname__
+            seen[name].append(str(tuple(types.unliteral(a) for a in ev.data["args"])))
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listen())
+import microagg as ma
+from microagg.partition import brute, engine
+Z = np.random.default_rng(0).standard_normal((300, 4))
+ma.partition.mdav(Z, 3)  # below brute.MAX: the brute-force engine
+first = sorted(seen)
+for method in (ma.partition.vmdav, ma.partition.iamat, ma.partition.cvmdav):  # (MD: always the screened engine)
+    method(Z, 3)
+brute.MAX = 0  # from here on every run on the screened engine
+for grid_min in (engine.GRID_MIN, 0):  # the small runs' kernels, then those with the integer copy
+    engine.GRID_MIN = grid_min
+    for method in (ma.partition.mdav, ma.partition.vmdav, ma.partition.md, ma.partition.iamat, ma.partition.cvmdav):
+        method(Z, 3)
+print(json.dumps([first, seen]))
+"""
+
+
+@pytest.fixture(scope="module")
+def first_compiles(tmp_path_factory):
+    """With an empty numba cache, in a fresh process: the kernels compiled by a first MDAV call on 300 records, and
+    then (name: argument types of every compile) by the rest of the family on the brute-force engine and by every
+    method of the family on each screening copy."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("numba")), "MICROAGG_THREADS": "1",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    res = subprocess.run([sys.executable, "-c", _COUNT_COMPILES], env=env, capture_output=True, text=True,
+                         timeout=900)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_a_first_call_compiles_each_kernel_once(first_compiles):
+    """MDAV and the family compile no kernel of theirs twice for the same argument types: a literal argument
+    (``g = 0``, ``True``) at a call site makes numba compile the callee, and everything it calls, once more for that
+    literal (the first MDAV call compiled in 28 s instead of 16). The one deliberate exception: the pass itself,
+    specialized on whether it looks for the farthest record (on one thread)."""
+    seen = first_compiles[1]
+    assert {"mdav.mdav_kernel", "vmdav.vmdav_kernel_brute", "engine._around"} <= set(seen)  # (else it proves nothing)
+    allowed = {"engine._pass_range": 3}  # far True / far False, and far as a variable in the parallel pass
+    twice = {name: sigs for name, sigs in seen.items() if max(Counter(sigs).values()) > allowed.get(name, 1)}
+    assert not twice, twice
+
+
+def test_a_first_small_call_compiles_no_screening_kernel(first_compiles):
+    """A first MDAV call on fewer than ``brute.MAX`` records compiles the loop on the brute-force engine only: none of
+    the screened engine's copies, passes and radial index (they take about half of the first compile)."""
+    first = first_compiles[0]
+    assert "mdav.mdav_kernel_brute" in first and "mdav.mdav_kernel" not in first
+    screened = {"engine.build_index", "engine._around", "engine._screen", "engine._pass_range", "engine._radial",
+                "engine.farthest_from_centroid", "engine.emit"}
+    assert screened & set(first_compiles[1])  # (the names are those the listener reports)
+    assert not screened & set(first), sorted(screened & set(first))
+
+
+@pytest.mark.parametrize("method", ["mdav", "vmdav", "cvmdav", "md", "iamat"])
+def test_every_method_gives_the_same_labels_on_either_copy(method, monkeypatch):
+    """Runs of at least ``GRID_MIN`` records screen on the integer copy, smaller ones on the float32 copy alone; both
+    only narrow what float64 decides, so the labels must not depend on it (forced here on small data: a CASC set,
+    and integers with many ties)."""
+    rng = np.random.default_rng(4)
+    func = getattr(ma.partition, method)
+    monkeypatch.setattr(brute, "MAX", 0)  # MDAV on the screened engine at every size
+
+    def labels(Z, grid_min):
+        monkeypatch.setattr(engine, "GRID_MIN", grid_min)
+        return func(Z, 3)
+
+    for Z in (ma.standardize(ma.load_dataset("census")), rng.integers(0, 5, (700, 3)).astype(float)):
+        np.testing.assert_array_equal(labels(Z, 0), labels(Z, len(Z) + 1))
+
+
+@pytest.mark.parametrize("grid_min", [engine.GRID_MIN, 0], ids=["float32 copy", "integer copy"])
+@pytest.mark.parametrize("method", ["mdav", "vmdav", "cvmdav", "md", "iamat"])
+def test_data_whose_squared_distances_underflow_get_the_float64_answer(method, grid_min, monkeypatch):
+    """On data of a tiny spread the float64 squares underflow (to zero or to a few subnormal steps), which the
+    rounding margins of the screens once ignored: each method then differed from its reference on 29 of these 40
+    runs. The labels are those of the reference, whose arithmetic is the definition's."""
+    monkeypatch.setattr(brute, "MAX", 0)
+    monkeypatch.setattr(engine, "GRID_MIN", grid_min)
+    rng = np.random.default_rng(0)
+    cases = [(np.array([[0.0], [2.73083628e-215], [0.0], [0.0]]), 2), (rng.standard_normal((300, 3)) * 2.0 ** -700, 3),
+             (rng.integers(0, 3, (200, 2)) * 2.0 ** -560, 3), (rng.standard_normal((500, 4)) * 1e-310, 3)]
+    reference = REFERENCES[method]
+    for Z, k in cases:
+        np.testing.assert_array_equal(getattr(ma.partition, method)(Z, k), reference(Z, k))
+
+
+def test_ceil_sqrt_is_exact_where_the_float_root_is_not():
+    """The Cauchy-Schwarz bound's integer root: the least r with r * r >= p, also for p beyond float64's exact
+    integers (2^53), where the float root can be off by one either way."""
+    big = [(3 * 10 ** 8 + j) ** 2 + e for j in range(5) for e in (-1, 0, 1)] + [2 ** 62 - 1, (2 ** 31 - 1) ** 2 + 1]
+    for p in [0, 1, 2, 3, 4, 5, 8, 9, 10, *big]:
+        r = engine._ceil_sqrt(np.int64(p))
+        assert r * r >= p and (r == 0 or (r - 1) * (r - 1) < p), p
