@@ -1081,9 +1081,11 @@ def ru_map(s: Setup) -> None:
 
 def tab_privacy(s: Setup, r: Result) -> None:
     st.write("Mortazavi & Jalili's (2017) model: each owner asks that the released value stay at least **Δ** away "
-             "from theirs, with importance **w**; P3M shifts every group's value to satisfy as many wishes as it "
-             "can, trading them against information loss with **α**, while keeping every mean and variance. The "
-             "satisfaction level SL is the weighted share of wishes met.")
+             "from theirs, with importance **w**; P3M shifts every group's value to minimize, with weight **α**, the "
+             "gaps between each squared released distance and Δ² (too near and too far alike, scaled by "
+             "1 / (1 − w)) against, with weight 1 − α, the size of the shifts, while keeping every mean and "
+             "variance. It does not count wishes met: the satisfaction level SL, the weighted share of wishes met, "
+             "is measured on its result.")
     alphas = tuple(np.round(np.linspace(0, 1, 11), 2))
     privacy = s.privacy
     try:

@@ -94,7 +94,7 @@ def test_the_index_lists_every_notebook():
     index = (FOLDER / "README.md").read_text(encoding="utf-8")
     linked = set(re.findall(r"\]\(([^)]+\.ipynb)\)", index))
     assert linked == {p.name for p in NOTEBOOKS}
-    assert all(re.match(r"\d\d_", p.name) for p in NOTEBOOKS), "course notebooks are numbered"
+    assert all(re.match(r"\d\d[a-z]?_", p.name) for p in NOTEBOOKS), "course notebooks are numbered"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -153,3 +153,54 @@ def test_eia_identifier_is_never_masked_for_the_course(path):
     assert '"eia"' in source or "course.load" in source, "EIA is in the comparisons and widgets"
     if not path.name.startswith("06_"):
         assert 'load_dataset("eia")' not in source and "load_dataset(data)" not in source
+
+
+WIDGET = re.compile(r"\b(?:interact|interactive_output)\(")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_widget_is_predicted_before_and_answered_after(path):
+    """Predict, then move: the markdown cell before each widget asks for a prediction, and a markdown cell after it,
+    before the next widget, gives the answer."""
+    cells = nbformat.read(path, as_version=4).cells
+    at = [i for i, c in enumerate(cells) if c.cell_type == "code" and WIDGET.search(c.source)]
+    for i, j in zip(at, at[1:] + [len(cells)]):
+        before = next(c.source for c in reversed(cells[:i]) if c.cell_type == "markdown")
+        assert "**Predict first.**" in before, f"cell {i}: no prediction asked before the widget"
+        assert any("**The answer" in c.source for c in cells[i + 1:j] if c.cell_type == "markdown"), \
+            f"cell {i}: no answer after the widget"
+
+
+def calls(source: str, name: str) -> list[str]:
+    """The argument text of every call of ``name`` in ``source`` (parentheses matched)."""
+    found = []
+    for m in re.finditer(rf"\b{name}\(", source):
+        depth, end = 1, m.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(source[end], 0)
+            end += 1
+        found.append(source[m.end():end - 1])
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_sliders_compute_when_released(path):
+    """A slider made in a notebook reports its value on release, like the course's own (``course.control``)."""
+    source = "\n".join(c.source for c in code(nbformat.read(path, as_version=4)))
+    for args in calls(source, "IntSlider") + calls(source, "FloatSlider"):
+        assert "continuous_update=False" in args, args
+
+
+def test_calls_matches_nested_parentheses():
+    assert calls("w = FloatSlider(value=f(1), max=g(2, 3))\nFloatSlider()", "FloatSlider") == \
+        ["value=f(1), max=g(2, 3)", ""]
+
+
+def test_the_plan_puts_every_notebook_in_one_class_of_at_most_90_minutes():
+    index = (FOLDER / "README.md").read_text(encoding="utf-8")
+    plan = index[index.index("## The plan"):]
+    rows = re.findall(r"^\| (\d) \| ([\d a-z+]+) \| (\d+) min", plan, re.M)
+    assert [int(c) for c, _, _ in rows] == list(range(1, len(rows) + 1))
+    planned = [n.strip() for _, notebooks, _ in rows for n in notebooks.split("+")]
+    assert sorted(planned) == sorted(re.match(r"\d\d[a-z]?", p.name).group() for p in NOTEBOOKS)
+    assert all(int(minutes) <= 90 for _, _, minutes in rows)

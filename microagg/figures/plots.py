@@ -284,26 +284,35 @@ def weights_histogram(W: np.ndarray) -> go.Figure:
 
 
 def tradeoff_over_k(frame: pd.DataFrame, utility: str = "IL", risk: str = "DLD") -> go.Figure:
-    """Information loss (left axis) and disclosure risk (right axis) against k: the privacy/utility tension.
+    """Information loss (top panel) and disclosure risk (bottom panel) against k, on one k axis: the privacy/utility
+    tension, each measure from zero on its own panel (two y axes on one plot would invite comparing heights whose
+    scales were chosen apart).
 
-    ``frame`` is ``microagg.lab.explore.risk_utility`` output; every method gets a solid utility line and a dashed
-    risk line (rows without k, the comparison methods, are left out). IL is Chettri, Paul & Dutta, Eq. 4, DLD
-    docs/metrics.md §4.6 b.
+    ``frame`` is ``microagg.lab.explore.risk_utility`` output; one line per method in both panels (rows without k, the
+    comparison methods, are left out). With ``risk="DLD"`` (expected value over ties, docs/metrics.md §4.6 b) the
+    risk panel draws 100/k, the most a k-anonymous release allows: a record's own row is one of at least k equal
+    rows, so a linked intruder picks it with probability at most 1/k. IL is Chettri, Paul & Dutta, Eq. 4.
     """
     frame = frame[frame["k"].notna()]
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
     for i, (method, rows) in enumerate(frame.groupby("method", sort=False)):
         rows = rows.sort_values("k")
         colour = PALETTE[i % len(PALETTE)]
-        fig.add_trace(go.Scatter(x=rows["k"], y=rows[utility], mode="lines+markers", name=f"{utility}, {method}",
-                                 line=dict(color=colour)), secondary_y=False)
-        fig.add_trace(go.Scatter(x=rows["k"], y=rows[risk], mode="lines+markers", name=f"{risk}, {method}",
-                                 line=dict(color=colour, dash="dash"), marker=dict(symbol="diamond")),
-                      secondary_y=True)
-    fig.update_layout(title=f"Larger k: less risk ({risk}, dashed), more loss ({utility}, solid)", xaxis_title="k",
-                      height=420, margin=dict(l=50, r=50, t=50, b=40), legend=dict(orientation="h", y=-0.2))
-    fig.update_yaxes(title_text=f"{utility} (%) — information loss", rangemode="tozero", secondary_y=False)
-    fig.update_yaxes(title_text=f"{risk} (%) — disclosure risk", rangemode="tozero", secondary_y=True)
+        for row, value in ((1, utility), (2, risk)):
+            fig.add_trace(go.Scatter(x=rows["k"], y=rows[value], mode="lines+markers", name=str(method),
+                                     legendgroup=str(method), showlegend=row == 1, line=dict(color=colour),
+                                     hovertemplate=f"{method}, k=%{{x}}: {value} %{{y:.2f}} %<extra></extra>"),
+                          row=row, col=1)
+    if risk == "DLD" and len(frame):
+        ks = np.arange(frame["k"].min(), frame["k"].max() + 1)
+        fig.add_trace(go.Scatter(x=ks, y=100.0 / ks, mode="lines", name="100/k: the most a k-anonymous release allows",
+                                 line=dict(color="#888", dash="dash")), row=2, col=1)
+    fig.update_layout(title=f"Larger k: more loss ({utility}, top), less risk ({risk}, bottom)", height=520,
+                      margin=dict(l=60, r=20, t=50, b=40), legend=dict(orientation="h", y=-0.15),
+                      template="plotly_white")
+    fig.update_yaxes(title_text=f"{utility} (%) — loss", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text=f"{risk} (%) — risk", rangemode="tozero", row=2, col=1)
+    fig.update_xaxes(title_text="k", row=2, col=1)
     return fig
 
 

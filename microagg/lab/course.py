@@ -48,8 +48,9 @@ W_MAX = 0.99  # the solver divides by 1 − w (γ eliminated, Mortazavi & Jalili
 
 def control(name: str, value=None, **options):
     """One widget for a course parameter: ``k``, ``alpha``, ``delta``, ``w`` (P3M's registered defaults and lower
-    bounds), ``data`` (the benchmark sets), a list of choices (a dropdown) or a bool (a checkbox). ``options``
-    override the widget's settings."""
+    bounds), ``data`` (the benchmark sets), a list of choices (a dropdown) or a bool (a checkbox). Sliders report
+    their value when released (``continuous_update=False``): a dragged slider would recompute at every step.
+    ``options`` override the widget's settings."""
     import ipywidgets as widgets
 
     if isinstance(value, bool):
@@ -57,7 +58,7 @@ def control(name: str, value=None, **options):
     if isinstance(value, (list, tuple)):
         return widgets.Dropdown(options=list(value), value=value[0], description=name, **options)
     if name == "k":
-        spec = dict(value=3, min=2, max=20, description="k")
+        spec = dict(value=3, min=2, max=20, description="k", continuous_update=False)
         return widgets.IntSlider(**{**spec, **({} if value is None else {"value": value}), **options})
     if name == "data":
         spec = dict(options=list(DATASETS), value="census", description="data")
@@ -67,7 +68,8 @@ def control(name: str, value=None, **options):
         raise MicroaggError(f"no course control named {name!r}; use k, alpha, delta, w, data or a list of choices.")
     top, step, symbol = tops[name]
     p = _p3m_param(name)
-    spec = dict(value=p.default, min=p.low, max=top, step=step, description=symbol, readout_format=".3f")
+    spec = dict(value=p.default, min=p.low, max=top, step=step, description=symbol, readout_format=".3f",
+                continuous_update=False)
     return widgets.FloatSlider(**{**spec, **({} if value is None else {"value": value}), **options})
 
 

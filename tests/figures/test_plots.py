@@ -18,12 +18,16 @@ def test_group_sizes_of_record_labels():
     assert dict(zip(fig.data[0].x, fig.data[0].y)) == {2: 1, 3: 1} and fig.layout.title.text == "Group sizes"
 
 
-def test_tradeoff_over_k_puts_loss_left_and_risk_right():
+def test_tradeoff_over_k_puts_loss_above_risk_on_one_k_axis_with_the_bound_of_k_anonymity():
     frame = pd.DataFrame({"method": ["mdav"] * 3, "k": [5, 2, 3], "IL": [9.0, 3.0, 5.0], "DLD": [16.0, 48.0, 29.0]})
     fig = plots.tradeoff_over_k(frame)
-    loss, risk = fig.data
+    loss, risk, bound = fig.data
     assert list(loss.x) == [2, 3, 5] and list(loss.y) == [3.0, 5.0, 9.0] and loss.yaxis == "y"
-    assert list(risk.y) == [48.0, 29.0, 16.0] and risk.yaxis == "y2" and risk.line.dash == "dash"
+    assert list(risk.y) == [48.0, 29.0, 16.0] and risk.yaxis == "y2" and risk.line.color == loss.line.color
+    assert fig.layout.yaxis.domain[0] > fig.layout.yaxis2.domain[1]  # two panels, not two axes on one plot
+    assert fig.layout.xaxis.matches == "x2"
+    assert np.allclose(bound.y, 100 / np.array(bound.x)) and list(bound.x) == [2, 3, 4, 5] and bound.yaxis == "y2"
+    assert len(plots.tradeoff_over_k(frame.assign(SDID=frame["DLD"]), risk="SDID").data) == 2  # 100/k: DLD only
 
 
 def test_method_comparison_writes_times_and_hatches_releases_that_are_not_k_anonymous():

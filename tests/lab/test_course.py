@@ -29,6 +29,7 @@ def test_controls_follow_the_registry_and_exclude_w_of_one():
     assert isinstance(course.control("flag", True), widgets.Checkbox)
     assert course.control("who", ["a", "b"]).options == ("a", "b")
     assert course.control("data").options == course.DATASETS
+    assert all(not course.control(name).continuous_update for name in ("k", "alpha", "delta", "w"))
     with pytest.raises(MicroaggError, match="no course control"):
         course.control("gamma")
 
