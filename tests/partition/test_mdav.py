@@ -9,7 +9,7 @@ import microagg as ma
 from microagg.base.registry import partition_input
 from microagg.lab.reproduce import published
 from microagg.metrics import partition_information_loss
-from microagg.partition import brute, threads
+from microagg.partition.compiled import brute, threads
 
 from .reference import reference_mdav
 from .strategies import data_and_k

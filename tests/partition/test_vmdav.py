@@ -7,7 +7,7 @@ import microagg as ma
 from microagg.base.registry import partition_input
 from microagg.lab.reproduce import published
 from microagg.metrics import partition_information_loss
-from microagg.partition import engine, threads
+from microagg.partition.compiled import engine, threads
 
 from .reference_methods import reference_vmdav
 

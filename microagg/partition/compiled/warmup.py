@@ -2,7 +2,7 @@
 
 numba compiles a kernel the first time it runs and keeps the machine code on disk (``cache=True``); later processes
 load it in about a second. The first MDAV call on a new machine (or after the kernels' source changed) therefore
-takes about 7 s of CPU on fewer than ``partition.brute.MAX`` records and 15-25 s on more (benchmarks/README.md).
+takes about 7 s of CPU on fewer than ``brute.MAX`` records and 15-25 s on more (benchmarks/README.md).
 :class:`Compiles` says so when, and only when, numba really compiles one of microagg's kernels: it listens to
 numba's ``numba:compile`` event, which numba raises on a cache miss only, so a warm cache says nothing. The
 command line (``with Compiles(print_to_stderr):``) and the course notebooks (:func:`announce_always`) say it; the
@@ -22,7 +22,7 @@ from numba.core import event
 from ...base.advice import duration
 from ...base.registry import get_method, methods
 
-SCREENED = 2000  # records of the warm-up's second MDAV run: at least ``partition.brute.MAX`` (the screened engine)
+SCREENED = 2000  # records of the warm-up's second MDAV run: at least ``brute.MAX`` (the screened engine)
 ESTIMATE = "seconds to a minute"  # MDAV on larger data, the longest: 16-22 s of CPU measured (benchmarks/README.md)
 STARTED = f"compiling the partitioning kernels for this machine (once: numba keeps them on disk; {ESTIMATE}) ..."
 OWN = ("microagg.",)  # the modules whose kernels are announced
@@ -85,7 +85,7 @@ def announce_always(said: Callable[[str], object]) -> None:
 def warm_up(first: str = "mdav", ready: Callable[[], object] | None = None) -> None:
     """Run the partitioner ``first`` and then every other one that takes no roles on a small sample and on one of
     ``SCREENED`` records, so that their kernels are compiled (or loaded from disk) before a real call needs them:
-    MDAV, V-MDAV, CV-MDAV and IAMAT compile one kernel for runs on fewer than ``partition.brute.MAX`` records and
+    MDAV, V-MDAV, CV-MDAV and IAMAT compile one kernel for runs on fewer than ``brute.MAX`` records and
     another for larger ones. ``ready()`` is called as soon as ``first`` can run on small data; ``first`` on larger
     data comes next, then the others on small data, then on larger."""
     rng = np.random.default_rng(0)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg.partition import brute, engine
+from microagg.partition.compiled import brute, engine
 
 from ..strategies import data_and_k
 

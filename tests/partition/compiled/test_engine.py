@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.partition import brute, engine
+from microagg.partition.compiled import brute, engine
 
 from ..reference import farthest, nearest, reference_mdav
 from ..reference_methods import reference_cvmdav, reference_iamat, reference_md, reference_vmdav
@@ -202,7 +202,7 @@ class Listen(event.Listener):
         pass
 event.register("numba:compile", Listen())
 import microagg as ma
-from microagg.partition import brute, engine
+from microagg.partition.compiled import brute, engine
 Z = np.random.default_rng(0).standard_normal((300, 4))
 ma.partition.mdav(Z, 3)  # below brute.MAX: the brute-force engine
 first = sorted(seen)

@@ -4,7 +4,7 @@ import pytest
 
 import microagg as ma
 from microagg.base.registry import partition_input
-from microagg.partition import engine, threads
+from microagg.partition.compiled import engine, threads
 from microagg.partition.mdav import mdav_kernel
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from microagg.partition import brute
-from microagg.partition.compiled import warmup
+from microagg.partition.compiled import brute, warmup
 
 ROOT = Path(__file__).resolve().parents[3]
 
