@@ -185,6 +185,7 @@ def test_the_readme_examples_add_a_method_and_a_metric_in_one_file_each(tmp_path
         from microagg.partition.sum_ranking import sum_ranking
 
         assert "sum_ranking" in [m.name for m in ma.registry.methods("partition")]
+        assert ma.partition.sum_ranking is sum_ranking
         df = ma.load_dataset("census")
         rel = ma.microaggregate(df, 5, method="sum_ranking", descending=True)
         assert rel.params["method"] == "sum_ranking" and rel.params["descending"] is True

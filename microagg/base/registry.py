@@ -19,6 +19,7 @@ import importlib
 import inspect
 import numbers
 import pkgutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -391,10 +392,20 @@ def methods(kind: str) -> list[Method]:
     return list(_REGISTRY[kind].values())
 
 
-def discover(package: str, path) -> None:
+def discover(package: str, path) -> list[str]:
     """Import every public module of ``package`` (its folder ``path``) in name order, so that a method written in a
     new file of ``partition/`` or ``aggregate/`` registers itself without another file naming it (README,
-    "Architecture"). Modules imported already are not run again."""
+    "Architecture"). Modules imported already are not run again. Every method registered in the package becomes a
+    function of it (``microagg.partition.gsms`` the partition, not its module); returns the names bound."""
     for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
         if not info.name.startswith("_"):
             importlib.import_module(f"{package}.{info.name}")
+    home = sys.modules[package]
+    bound = []
+    for kind in KINDS:
+        for method in _REGISTRY[kind].values():
+            name = method.func.__name__
+            if method.func.__module__.rpartition(".")[0] == package and getattr(home, name, None) is not method.func:
+                setattr(home, name, method.func)
+                bound.append(name)
+    return bound

@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.errors import MicroaggError
+from ..base.rows import HIGHER, LOWER, NEUTRAL
 from ._arrays import pair
-from .registry import HIGHER, LOWER, NEUTRAL, Metric, register
+from .registry import Metric, register
 
 _MARGINS, _EIGEN = "docs/metrics.md §4.20", "docs/metrics.md §4.21"
 _REGRESSION, _PMSE = "docs/metrics.md §4.22", "docs/metrics.md §4.23"

@@ -27,7 +27,6 @@ from ..base.registry import Param
 from ..privacy.wishes import NAMES as WISH_NAMES
 from ..privacy.wishes import PARAMS as WISHES
 
-LOWER, HIGHER, NEUTRAL = "lower is better", "higher is better", ""
 FAMILIES = ("utility", "risk", "privacy", "combined", "test")
 NEEDS = {
     "z-scores": "original and protected values as z-scores of the original",

@@ -12,8 +12,9 @@ import numpy as np
 from ..aggregate import mean
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
+from ..base.rows import LOWER, NEUTRAL
 from ._arrays import pair
-from .registry import LOWER, NEUTRAL, Metric, register
+from .registry import Metric, register
 
 _IL = "docs/metrics.md §4.1"
 

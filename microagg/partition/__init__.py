@@ -35,9 +35,9 @@ from .compiled import threads
 # Any other module of this folder registers its methods after the ones above, in name order.
 from ..base.registry import discover
 
-discover(__name__, __path__)
+DISCOVERED = discover(__name__, __path__)  # their methods, functions of this package
 
 __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
            "diverse_groups", "pfcm", "pcaes", "select_pfcm", "igd_refine", "block_partition", "split_blocks",
-           "DEFAULT_BLOCK_SIZE", "threads"]
+           "DEFAULT_BLOCK_SIZE", "threads", *DISCOVERED]

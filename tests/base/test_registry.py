@@ -138,3 +138,13 @@ def test_the_public_function_validates_once_and_the_kernel_gets_validated_input(
     with pytest.raises(TypeError):
         probe(rows, 2, delta=1)  # not a parameter of the kernel: as for any Python function
     assert len(seen) == 1  # the kernel never saw invalid input
+
+
+def test_every_method_is_a_function_of_its_package():
+    """A method found by discovery (its own file, not named in the package's __init__) is called like the others:
+    ``ma.partition.gsms(Z, k)``, not ``ma.partition.gsms.gsms``."""
+    for kind, package in (("partition", ma.partition), ("aggregate", ma.aggregate)):
+        for m in methods(kind):
+            public = getattr(package, m.func.__name__)
+            assert public is m.func and callable(public), (kind, m.name)
+            assert m.func.__name__ in package.__all__, (kind, m.name)
