@@ -24,8 +24,8 @@ WINGS = [
     {"metrics"},
     {"release"},                # the release specification, its stages and engines, the Release, recipes
     {"lab"},                    # what is built on releases: sweeps, attacks, the course, the HTML report
-    {"cli", "app"},
-    {"__main__"},
+    {"cli", "dashboard"},       # the command line; the dashboard (its page, sidebar and tabs)
+    {"__main__", "app"},        # the entry points: python -m microagg, streamlit run app.py
 ]
 WING = {wing: level for level, wings in enumerate(WINGS) for wing in wings}
 # Inside a wing with a corridor, its modules stand on floors of their own (the same rule, one level down). The
@@ -37,6 +37,7 @@ INNER = {
     "figures": [{"plots", "tables"}],
     "release": [{"release"}, {"engines"}, {"stages"}, {"scale"}, {"pipeline"}, {"recipe"}],
     "lab": [{"baselines"}, {"explore", "attacks", "reproduce"}, {"course", "html_report"}],
+    "dashboard": [{"state", "cache"}, {"widgets"}, {"sidebar"}, {"tabs"}, {"page"}],
 }
 INNER_FLOOR = {wing: {room: level for level, rooms in enumerate(floors) for room in rooms}
                for wing, floors in INNER.items()}
@@ -118,6 +119,11 @@ def test_every_wing_and_room_has_a_floor():
 def test_the_root_holds_only_the_face_and_the_entry_points():
     """Every module lives in a wing: the package's root has its face, the command line and ``__main__``."""
     assert sorted(p.name for p in (ROOT / "microagg").glob("*.py")) == ["__init__.py", "__main__.py", "cli.py"]
+
+
+def test_the_dashboard_entry_is_thin():
+    """``app.py`` (what ``streamlit run`` and AppTest run) only sets the page up and draws ``dashboard.page``."""
+    assert graph()["app"] == {"microagg.dashboard.page"}
 
 
 def test_imports_run_down_only():

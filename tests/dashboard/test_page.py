@@ -11,7 +11,7 @@ from microagg.base.registry import methods
 from microagg.lab.explore import risk_utility
 from microagg.metrics.risk import RULES
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 P3M = "P3M (proximity-breach prevention)"
 
 
@@ -112,7 +112,7 @@ def test_methods_using_roles_get_the_data_sets_confidential_columns_and_explain_
     assert not at.exception and "confidential" in at.error[0].value
 
 
-# a differentially private aggregation needs bounds typed first: tests/test_app_dp.py
+# a differentially private aggregation needs bounds typed first: tests/dashboard/test_sidebar_dp.py
 @pytest.mark.parametrize("aggregation", [m.title for m in methods("aggregate")
                                          if not m.extras.get("differential_privacy")])
 def test_every_aggregation(aggregation):

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import microagg.base.advice
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def upload(content: bytes, name: str = "mine.csv") -> AppTest:

@@ -1,0 +1,229 @@
+"""The cached stages of the page (roles and standardize, partition, aggregate and release, figures, downloads), the
+release it shows (:class:`Released`, :class:`Result`) and the background warm-up of the numba kernels."""
+
+from __future__ import annotations
+
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from ..base.registry import get_method
+from ..data.datasets import list_datasets, load_dataset
+from ..data.io import write_csv
+from ..figures import plots
+from ..lab.explore import satisfaction_over_alpha
+from ..partition.compiled import warmup
+from ..partition.mdav import mdav_steps
+from ..privacy.roles import column_roles
+from ..release import stages
+from ..release.engines import MEMORY
+from ..release.release import Release
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@dataclass
+class Kernels:
+    """The background warm-up of the numba kernels (``microagg.partition.compiled.warmup``): ``mdav`` is set when
+    MDAV can run;
+    ``compiles.running`` while numba compiles (the first start on a machine; loading them from disk is quick)."""
+
+    mdav: threading.Event = field(default_factory=threading.Event)
+    compiles: warmup.Compiles = field(default_factory=warmup.Compiles)
+    started: float = field(default_factory=time.monotonic)
+
+
+def compile_kernels(state: Kernels) -> None:
+    """MDAV first (the default method), then every other partitioner, on a small sample."""
+    with state.compiles:
+        warmup.warm_up("mdav", ready=state.mdav.set)
+
+
+@st.cache_resource(show_spinner=False)
+def kernels() -> Kernels:
+    state = Kernels()
+    threading.Thread(target=compile_kernels, args=(state,), daemon=True).start()
+    return state
+
+
+def wait_for_mdav() -> None:
+    """Say what the first start is waiting for while numba compiles, with the time spent, instead of a bare
+    spinner; a wait for kernels loaded from disk is not announced."""
+    state = kernels()
+    if state.mdav.is_set():
+        return
+    note = st.empty()
+    while not state.mdav.wait(0.25):
+        if state.compiles.running.is_set():
+            note.info(f"Compiling the MDAV kernel for this machine: {time.monotonic() - state.started:.0f} s so far. "
+                      "This happens once (numba keeps the compiled code on disk); it takes about a minute on a "
+                      "small machine, then every page is immediate.", icon="⏳")
+    note.empty()
+
+
+def _caught(call):
+    """``call()`` and the texts of the warnings it raised (shown on the page, not in the server's terminal)."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = call()
+    return out, tuple(dict.fromkeys(str(w.message) for w in seen))
+
+
+@st.cache_data(show_spinner=False)
+def datasets() -> pd.DataFrame:
+    """The data sets and generators by name (``ma.list_datasets`` reads every bundled file: 45 ms a run)."""
+    return list_datasets().set_index("name")
+
+
+@st.cache_data(show_spinner=False)
+def load(name: str, **kwargs) -> pd.DataFrame:
+    return load_dataset(name, **kwargs)
+
+
+def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
+             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep",
+             mcats: str = "refuse") -> stages.Prepared:
+    """The roles and standardize stages of the release on the sidebar's columns; ``cats`` the categorical
+    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column,
+    ``missing`` what to do with missing cells and ``mcats`` with missing categories (docs/methods.md §8)."""
+    roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
+                         strata=list(strata), ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
+                         nominal=[c for c, kind, _ in cats if kind == "nominal"], sampling_weights=weight)
+    return stages.standardize(df, roles, k, missing, mcats)
+
+
+@st.cache_data(show_spinner="Partitioning…", max_entries=64)
+def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
+              strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none", mcats: str = "refuse"):
+    """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
+    part = get_method("partition", method)
+    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing, mcats=mcats)
+    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)), MEMORY, refine)[0])
+
+
+# the report's metrics on every page (the headline, its caveats) and in the Aggregation tab's table; the others are
+# computed only by the tabs that show them (Risk & utility, Release)
+SUMMARY = ("IL", "partition IL", "SL", "exact cells", "exact records")
+
+
+@dataclass(eq=False)
+class Released:
+    """A release of the page (the aggregate and release stages on a cached partition: one shuffle, kept), the same
+    rows in input order (for the plots), the warnings said on the way, and its reports, each computed once, when a
+    part of the page first asks for it. Shared by the runs and sessions that show it: nothing modifies it."""
+
+    rel: Release
+    in_order: pd.DataFrame
+    notes: tuple
+    reports: dict = field(default_factory=dict, repr=False)
+
+    def report(self, eparams: tuple, metrics: tuple | None = None) -> pd.DataFrame:
+        """``Release.report`` with the evaluation parameters ``eparams`` (a sorted tuple of pairs), of the
+        ``metrics`` named (default: every one)."""
+        key = (eparams, metrics)
+        if key not in self.reports:  # with missing cells the report's two metrics take no options (metrics §4.27)
+            self.reports[key] = self.rel.report(metrics=metrics, **({} if self.rel.missing_cells else dict(eparams)))
+        return self.reports[key]
+
+    def summary(self, eparams: tuple) -> tuple[pd.DataFrame, tuple]:
+        """The report of the :data:`SUMMARY` metrics and the warnings said computing it."""
+        return _caught(lambda: self.report(eparams, SUMMARY))
+
+
+@st.cache_resource(show_spinner="Aggregating…", max_entries=64)
+def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
+            aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (), strata: tuple = (),
+            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none",
+            mcats: str = "refuse") -> Released:
+    """The aggregate and release stages on a cached partition, kept as one object for every run that shows it (a
+    change of α re-solves P3M and evaluates the headline metrics only; going back to an earlier value is a cache
+    hit). MicroaggError propagates. ``refine``: the refinement the partition had, recorded."""
+
+    def run():
+        mp = get_method("partition", method).resolve(dict(mparams))
+        agg = get_method("aggregate", aggregation)
+        ap = agg.resolve(dict(aparams))
+        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing, mcats)
+        masked = stages.aggregate(prep, labels, agg, ap)
+        rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
+                             engine_info={**MEMORY.info(k), "refine": refine})
+        return rel, rel.in_input_order()
+
+    (rel, in_order), notes = _caught(run)
+    return Released(rel, in_order, notes)
+
+
+@dataclass
+class Result:
+    """The partition and the release of the sidebar's choices: ``summary`` is the report of the :data:`SUMMARY`
+    metrics (with every row that is not a metric of ``evaluate``), :meth:`report` the whole one."""
+
+    labels: np.ndarray
+    released: Released
+    summary: pd.DataFrame
+    ekey: tuple  # the evaluation parameters of the reports
+    notes: tuple = ()
+
+    @property
+    def protected(self) -> pd.DataFrame:  # as published: identifiers and the index left out, rows shuffled
+        return self.released.rel.protected
+
+    @property
+    def Z(self) -> np.ndarray:
+        return self.released.rel.Z
+
+    @property
+    def params(self) -> dict:
+        return self.released.rel.params
+
+    def report(self) -> pd.DataFrame:
+        """Every metric: computed the first time a tab that shows it is opened for this release."""
+        if (self.ekey, None) in self.released.reports:
+            return self.released.report(self.ekey)
+        with st.spinner("Computing every metric of the report…"):
+            return self.released.report(self.ekey)
+
+
+def overall(table: pd.DataFrame) -> pd.Series:
+    """The report's values over all attributes, by metric."""
+    return table[table["attribute"] == "all"].set_index("metric")["value"]
+
+
+@st.cache_data(show_spinner="Solving P3M over α…")
+def sl_alpha(Z: np.ndarray, labels: np.ndarray, alphas: tuple, privacy: tuple):
+    return satisfaction_over_alpha(Z, labels, alphas, **dict(privacy))
+
+
+@st.cache_data(show_spinner=False)
+def pcs(Z: np.ndarray) -> np.ndarray:
+    return plots.principal_components(Z)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def figure(name: str, *args, **kwargs):
+    """``plots.<name>(*args, **kwargs)``, built once for these arguments (20–25 ms each for the Partition tab's
+    figures on EIA) and then only sent again: Streamlit copies a figure to send it, so nothing modifies it."""
+    return getattr(plots, name)(*args, **kwargs)
+
+
+@st.cache_data(show_spinner=False)
+def steps(xy: np.ndarray, k: int, variant: str):
+    return mdav_steps(xy, k, variant)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def release_csv(protected: pd.DataFrame) -> bytes:
+    """The file the download button offers: the writer of ``Release.to_csv`` and the CLI (no index, text cells a
+    spreadsheet would run as a formula quoted), so the recipe's command and snippet write the same bytes."""
+    return write_csv(protected, index=False).encode()
+
+
+@st.cache_data(show_spinner=False)
+def read_doc(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
