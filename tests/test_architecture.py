@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The package is grouped into wings, one folder each, from the ground up. A wing imports only wings on lower floors,
 # so two wings on one floor (partition and aggregate, say) are peers that never import each other.
 WINGS = [
-    {"base"},                   # errors, argument checks, labels, the method registry, time estimates
+    {"base"},                   # errors, argument checks, labels, the method registry and its controls, time estimates
     {"data", "figures"},        # reading and writing files, data sets, standardization, categories; plots, tables
     {"privacy"},                # identifiers, column roles, privacy wishes, attribute bounds
     {"partition", "aggregate"},  # the methods (partition/compiled/: the numba runtime)
@@ -31,7 +31,7 @@ WING = {wing: level for level, wings in enumerate(WINGS) for wing in wings}
 # Inside a wing with a corridor, its modules stand on floors of their own (the same rule, one level down). The
 # method wings (partition, aggregate, metrics) are rooms side by side: one file per method, no floors inside.
 INNER = {
-    "base": [{"errors"}, {"checks", "labels", "advice", "rows"}, {"registry"}],
+    "base": [{"errors"}, {"checks", "labels", "advice", "rows"}, {"registry"}, {"controls"}],
     "data": [{"preprocess", "io", "datasets", "categories"}],
     "privacy": [{"safety", "wishes", "bounds"}, {"roles"}],
     "figures": [{"plots", "tables"}],

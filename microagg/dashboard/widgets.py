@@ -1,55 +1,38 @@
-"""The widgets of the sidebar: a registered parameter's widget (label, unit, range and help from the registry),
-a method's parameters, and k."""
+"""The widgets of the sidebar: a registered parameter drawn from its control (``base.controls``: the same kind,
+range and step as the course's notebook widgets), a method's parameters, and k."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from ..base.controls import control
 from ..base.registry import Method, Param, methods
 from .state import clamp, keep_state, last, moved_note, remember
 
 K_SLIDER_MAX = 300  # the k slider's range (the box beside it goes up to the number of records)
-INT_CAP = 10_000  # widget bound of an integer parameter the registry leaves unbounded
-
-
-def bounds(p: Param, d: int) -> tuple:
-    """The widget's range of a number parameter: the registry's, closed, with data-driven or finite caps."""
-    step = 1 if p.type == "int" else 0.0
-    low = None if p.low is None else (p.low + (1 if p.type == "int" else 1e-6) * p.low_open)
-    high = None if p.high is None else p.high - (1 if p.type == "int" else 1e-3) * p.high_open
-    if p.unit == "position":  # a position among the masked columns
-        high = d - 1
-    if high is None:
-        high = INT_CAP if p.type == "int" else max(10.0, 100 * abs(float(p.default)))
-    cast = int if p.type == "int" else float
-    return cast(low if low is not None else -high), cast(high), step
 
 
 def widget(p: Param, key: str, d: int, disabled: bool = False):
-    """A widget for one registered parameter, labelled for people with the code name in its tooltip."""
-    label, tip = p.title, f"{p.help} — {p.source} (parameter `{p.name}`)" if p.source else f"{p.help} (`{p.name}`)"
-    if p.type == "choice":
-        value = st.selectbox(label, p.choices, help=tip, key=key, disabled=disabled,
-                             index=p.choices.index(last(key, p.default)))
-    elif p.type == "bool":
-        value = st.checkbox(label, help=tip, key=key, disabled=disabled, value=last(key, p.default))
-    elif p.type == "array":  # a value per masked column, typed as text the method reads (e.g. DP bounds)
-        value = st.text_input(label, help=tip, key=key, disabled=disabled, value=last(key, p.default or "")) or None
-    elif p.type in ("int", "float"):
-        low, high, _ = bounds(p, d)
-        old = clamp(key, low, high)
-        cast = int if p.type == "int" else float
-        kept = last(key, p.default)
-        start = {"value": None if kept is None else cast(min(max(kept, low), high))}  # None: an empty box
-        if p.type == "float" and p.low is not None and p.high is not None and not p.low_open and not p.high_open:
-            value = st.slider(label, low, high, help=tip, key=key, disabled=disabled, **start)
-        else:
-            value = st.number_input(label, min_value=low, max_value=high, help=tip, key=key, disabled=disabled,
-                                    **({"step": 1} if p.type == "int" else {"format": "%g"}), **start)
-        moved_note(label, old, low, high)
-        value = None if value is None else cast(value)
+    """A widget for one registered parameter, drawn from its control (``base.controls.control``: the kind, range,
+    step and default the course's widgets have too), labelled for people with the code name in its tooltip."""
+    c = control(p, d)
+    common = dict(help=c.help, key=key, disabled=disabled)
+    if c.kind == "choice":
+        value = st.selectbox(c.label, c.options, index=c.options.index(last(key, c.default)), **common)
+    elif c.kind == "bool":
+        value = st.checkbox(c.label, value=last(key, c.default), **common)
+    elif c.kind == "text":  # a value per masked column, typed as text the method reads (e.g. DP bounds)
+        value = st.text_input(c.label, value=last(key, c.default or ""), **common) or None
     else:
-        return p.default
+        old = clamp(key, c.low, c.high)
+        start = {"value": c.clip(last(key, c.default))}  # None: an empty box
+        if c.kind == "slider":
+            value = st.slider(c.label, c.low, c.high, step=c.step, **start, **common)
+        else:
+            value = st.number_input(c.label, min_value=c.low, max_value=c.high, step=c.step,
+                                    **({} if c.integer else {"format": "%g"}), **start, **common)
+        moved_note(c.label, old, c.low, c.high)
+        value = c.clip(value)
     return remember(key, value)
 
 
