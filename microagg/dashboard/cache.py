@@ -112,6 +112,12 @@ def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, met
 SUMMARY = ("IL", "partition IL", "SL", "exact cells", "exact records")
 
 
+def hashable(pairs: tuple) -> tuple:
+    """Parameters as (name, value) pairs with each array (a Δ or w uploaded per record) replaced by its shape and
+    bytes: a key of a dict, or a value to compare with ``!=``."""
+    return tuple((name, (np.shape(v), np.asarray(v).tobytes()) if np.ndim(v) else v) for name, v in pairs)
+
+
 @dataclass(eq=False)
 class Released:
     """A release of the page (the aggregate and release stages on a cached partition: one shuffle, kept), the same
@@ -126,10 +132,14 @@ class Released:
     def report(self, eparams: tuple, metrics: tuple | None = None) -> pd.DataFrame:
         """``Release.report`` with the evaluation parameters ``eparams`` (a sorted tuple of pairs), of the
         ``metrics`` named (default: every one)."""
-        key = (eparams, metrics)
+        key = (hashable(eparams), metrics)
         if key not in self.reports:  # with missing cells the report's two metrics take no options (metrics §4.27)
             self.reports[key] = self.rel.report(metrics=metrics, **({} if self.rel.missing_cells else dict(eparams)))
         return self.reports[key]
+
+    def computed(self, eparams: tuple, metrics: tuple | None = None) -> bool:
+        """Whether :meth:`report` has this report already."""
+        return (hashable(eparams), metrics) in self.reports
 
     def summary(self, eparams: tuple) -> tuple[pd.DataFrame, tuple]:
         """The report of the :data:`SUMMARY` metrics and the warnings said computing it."""
@@ -184,7 +194,7 @@ class Result:
 
     def report(self) -> pd.DataFrame:
         """Every metric: computed the first time a tab that shows it is opened for this release."""
-        if (self.ekey, None) in self.released.reports:
+        if self.released.computed(self.ekey):
             return self.released.report(self.ekey)
         with st.spinner("Computing every metric of the report…"):
             return self.released.report(self.ekey)

@@ -282,10 +282,12 @@ def aggregation_section(n: int, d: int):
                                   help="When given, it replaces the value in the box above.")
         if upload is not None:
             try:
-                aparams[name] = per_record(upload, n, d)
-            except ValueError as exc:
+                aparams[name], notes = per_record(upload, n, d)
+            except MicroaggError as exc:
                 st.error(f"{p.label or name}: {exc}")
                 st.stop()
+            for note in notes:
+                st.info(f"{p.label or name}: {note}")
     return agg, aparams
 
 
@@ -298,16 +300,27 @@ def metrics_section() -> tuple[dict, str]:
     return eparams, dld_rule
 
 
-def per_record(upload, n: int, d: int) -> np.ndarray:
-    """Values of an uploaded CSV (header row) as an (n,) or (n, d) float array; ValueError says what is wrong."""
-    try:
-        values = pd.read_csv(upload).to_numpy(dtype=float)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise ValueError(f"cannot read {upload.name} as numbers: {exc}") from None
+def per_record(upload, n: int, d: int) -> tuple[np.ndarray, tuple]:
+    """Values of an uploaded CSV (a header row; read by ``io.read_csv``, the reader of every door) as an (n,) or
+    (n, d) float array, and the reader's notes on what it converted (decimal commas); MicroaggError says what is
+    wrong: the reader's message, a column of text, a missing value, a shape that fits neither."""
+    table = read_csv(upload, name=upload.name)
+    frame = table.data
+    text = [str(c) for c in frame.columns if c not in frame.select_dtypes("number").columns]
+    if text:
+        said = " ".join(note for note in table.notes if any(f"column '{c}'" in note for c in text))
+        raise MicroaggError(f"cannot read {upload.name} as numbers: "
+                            + (said or f"{', '.join(map(repr, text))} hold(s) True/False, not numbers."))
+    values = frame.to_numpy(dtype=float)
     if values.shape[0] != n or values.shape[1] not in (1, d):
-        raise ValueError(f"{upload.name} has {values.shape[0]} rows and {values.shape[1]} columns; expected {n} rows "
-                         f"and 1 or {d} columns (one value per record, or one per masked attribute).")
-    return values[:, 0] if values.shape[1] == 1 else values
+        raise MicroaggError(f"{upload.name} has {values.shape[0]} rows and {values.shape[1]} columns; expected {n} "
+                            f"rows and 1 or {d} columns (one value per record, or one per masked attribute).")
+    holes = ~np.isfinite(values)
+    if holes.any():
+        row, col = np.argwhere(holes)[0]
+        raise MicroaggError(f"{upload.name} has {int(holes.sum())} missing or infinite value(s), the first in column "
+                            f"'{frame.columns[col]}' of record {row + 1}: every record needs a number.")
+    return (values[:, 0] if values.shape[1] == 1 else values), table.notes
 
 
 def sidebar() -> Setup:

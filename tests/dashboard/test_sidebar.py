@@ -1,11 +1,14 @@
 """The dashboard's upload path through Streamlit's AppTest: hostile CSV files give one message, never a
-traceback; numbers in text form are converted and said; all-identical data release with IL undefined."""
+traceback; numbers in text form are converted and said; all-identical data release with IL undefined; a file of
+P3M's w per record is read by the same reader, with its messages."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import microagg as ma
 import microagg.base.advice
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -92,3 +95,52 @@ def test_the_scale_hint_is_shown_above_the_threshold(monkeypatch):
     monkeypatch.setattr(microagg.base.advice, "HINT_SECONDS", 0.0)
     at = AppTest.from_file(APP, default_timeout=180).run()
     assert "--engine blocks" in messages(at, "info")
+
+
+def per_record(content: bytes, name: str = "w.csv") -> AppTest:
+    """The dashboard with P3M chosen and ``content`` uploaded as its w per record."""
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox(key="aggregation").set_value("P3M (proximity-breach prevention)").run()
+    next(u for u in at.file_uploader if u.key == "u-p3m-w").set_value((name, content, "text/csv")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_per_record_file_is_read_by_the_csv_reader_and_its_conversion_said():
+    """Decimal commas (a spreadsheet in a comma-decimal locale) are read as the reader of every door reads them,
+    said on the page, and the release is the API's with the same w."""
+    census = ma.load_dataset("census")
+    w = np.round(np.linspace(0.001, 0.9, len(census)), 3)
+    at = per_record(("w\n" + "\n".join(f'"{v:g}"'.replace(".", ",") for v in w) + "\n").encode())
+    assert not at.error, messages(at, "error")
+    assert "w.csv: comma-separated with decimal commas (1,5 read as 1.5)." in messages(at, "info")
+    assert at.number_input(key="a-p3m-w").disabled
+    rel = ma.microaggregate(census, 5, aggregation="p3m", w=w)
+    assert {m.label: m.value for m in at.metric}["Information loss (IL)"] == \
+        f"{ma.metrics.information_loss(rel.Z, rel.Zp):.3f} %"
+
+
+@pytest.mark.parametrize(("rows", "expected"), [
+    (["0.5"] * 1079 + ["0.1,0.2"], "w.csv, line 1081: 2 field(s) where the header has 1"),
+    (["0.5"] * 1079 + ["abc"], "cannot read w.csv as numbers: column 'w' is text (e.g. 'abc'), not numbers."),
+    (["0.5"] * 1079 + ['""'], "w.csv has 1 missing or infinite value(s), the first in column 'w' of record 1080"),
+    (["0.5"] * 10, "w.csv has 10 rows and 1 columns; expected 1080 rows"),
+])
+def test_a_bad_per_record_file_is_one_message_naming_the_problem(rows, expected):
+    at = per_record(("w\n" + "\n".join(rows) + "\n").encode())
+    assert len(at.error) == 1 and messages(at, "error").startswith("w, importance of each wish: ")
+    assert expected in messages(at, "error")
+
+
+def test_every_tab_draws_a_release_with_a_w_per_record():
+    """An uploaded array is part of the report's and the heat-map's keys (an array is not hashable as it is)."""
+    at = per_record(("w\n" + "\n".join(["0.2", "0.6"] * 540) + "\n").encode())
+    for tab in ("Partition", "Aggregation", "Risk & utility", "Personalized privacy", "Release"):
+        at.session_state["tab"] = tab
+        at.run()
+        assert not at.exception and not at.error, (tab, at.exception, messages(at, "error"))
+    at.session_state["tab"] = "Personalized privacy"
+    at.run()
+    at.button(key="sl-go").click().run()
+    at.run()
+    assert not at.exception and not any("earlier settings" in str(w.value) for w in at.warning)

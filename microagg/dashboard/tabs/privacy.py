@@ -10,7 +10,7 @@ from ...base.errors import MicroaggError
 from ...figures import plots
 from ...lab.explore import satisfaction_grid
 from ...privacy.wishes import cells
-from ..cache import Result, sl_alpha
+from ..cache import Result, hashable, sl_alpha
 from ..sidebar import Setup
 from ..state import initial, inside, remember
 from .common import stale_note, table_height
@@ -70,7 +70,8 @@ def sl_heatmap(s: Setup) -> None:
     ks = tuple(sorted({hk[0], hk[1], *range(hk[0], hk[1] + 1, max(1, (hk[1] - hk[0]) // 6))}))
     alphas = tuple(np.round(np.linspace(0, 1, ha), 2))
     privacy = tuple(sorted(s.privacy.items()))
-    now = (s.data_expr, len(s.df), tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey, privacy)
+    now = (s.data_expr, len(s.df), tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey,
+           hashable(privacy))
     if st.button("Compute the heat-map", key="sl-go"):
         try:
             grid = sl_grid(s.df, tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey, privacy)
