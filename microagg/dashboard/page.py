@@ -1,7 +1,6 @@
 """The page: the headline of the release the sidebar chose, its caveats, and the tabs.
 
-The tabs in their order are :data:`TABS`: a title and a function drawing it from the sidebar's choices and the
-release (README, "Architecture": adding a tab is one function and one line here)."""
+The tabs in their order are :data:`TABS`, each drawn by a function of a module of ``tabs/``."""
 
 from __future__ import annotations
 
@@ -76,7 +75,7 @@ def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
 
 
 # The tabs in their order: a title and a function drawing it from the sidebar's choices and the release (README,
-# "Architecture": adding a tab is one function and one line here).
+# "Architecture": adding a tab is one function, in a new module of tabs/, and one line here, beside its import).
 TABS = {"Partition": tab_partition, "Aggregation": tab_aggregation, "Risk & utility": tab_risk,
         "Personalized privacy": tab_privacy, "Release": tab_release}
 

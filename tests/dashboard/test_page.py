@@ -1,6 +1,7 @@
 """The dashboard through Streamlit's AppTest: every data source, method and aggregation; errors; every widget at
 the extremes of its range."""
 
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -372,3 +373,14 @@ def test_the_step_by_step_demo_follows_the_sidebar_and_avoids_identifiers():
     assert at.number_input(key="demo-size").min == 300
     assert at.selectbox(key="demo-variant:classic").value == "classic"
     assert "UTILITYID" not in at.multiselect(key="demo-pair").value
+
+
+def test_every_tab_module_draws_one_tab_of_the_table():
+    """README, "Architecture": a tab is a function ``tab_<module>`` in a module of dashboard/tabs/ and one line of
+    ``page.TABS``; the page shows the table's tabs in its order."""
+    from microagg.dashboard import page, tabs
+
+    modules = {m.name for m in pkgutil.iter_modules(tabs.__path__)} - {"common"}
+    assert {f.__module__.rsplit(".", 1)[1] for f in page.TABS.values()} == modules
+    assert all(f.__name__ == "tab_" + f.__module__.rsplit(".", 1)[1] for f in page.TABS.values())
+    assert [t.label for t in start().tabs] == list(page.TABS)
