@@ -13,17 +13,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ..base.registry import get_method
 from ..data.datasets import list_datasets, load_dataset
 from ..data.io import write_csv
 from ..figures import plots
 from ..lab.explore import satisfaction_over_alpha
 from ..partition.compiled import warmup
 from ..partition.mdav import mdav_steps
-from ..privacy.roles import column_roles
 from ..release import stages
-from ..release.engines import MEMORY
 from ..release.release import Release
+from ..release.spec import OPTION, Params, ReleaseSpec
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -86,25 +84,53 @@ def load(name: str, **kwargs) -> pd.DataFrame:
     return load_dataset(name, **kwargs)
 
 
-def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
-             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep",
-             mcats: str = "refuse") -> stages.Prepared:
-    """The roles and standardize stages of the release on the sidebar's columns; ``cats`` the categorical
-    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column,
-    ``missing`` what to do with missing cells and ``mcats`` with missing categories (docs/methods.md §8)."""
-    roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
-                         strata=list(strata), ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
-                         nominal=[c for c, kind, _ in cats if kind == "nominal"], sampling_weights=weight)
-    return stages.standardize(df, roles, k, missing, mcats)
+# The caches below are keyed on the release's specification (``ReleaseSpec.key``), each on the part its stages read:
+# the roles and standardize stages read no method (:func:`data_part`), the partition stage no aggregation and none of
+# the options that only the aggregate and release stages read (:func:`partition_part`). An option not named in
+# AGGREGATE_ONLY is taken to change the partition: a new one is correct before it is fast.
+AGGREGATE_ONLY = ("keep", "keys", "sampling_weights", "renormalize", "shuffle", "seed", "keep_index")
 
 
-@st.cache_data(show_spinner="Partitioning…", max_entries=64)
-def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
-              strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none", mcats: str = "refuse"):
-    """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
-    part = get_method("partition", method)
-    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing, mcats=mcats)
-    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)), MEMORY, refine)[0])
+@st.cache_resource(show_spinner=False, max_entries=256, hash_funcs={Params: lambda params: params.key})
+def specification(k: int, method: str, aggregation: str, mparams: Params, aparams: Params,
+                  options: dict) -> ReleaseSpec:
+    """The release specification of the sidebar's choices (``ReleaseSpec.of``, validated as at every door), built
+    once for these choices: every run showing them gets the same value, with the same noise seed drawn for an
+    ε-differentially private aggregation whose seed box is empty. ``mparams``/``aparams``: the partitioner's and
+    the aggregation's (an uploaded array keyed by all its bytes); ``options``: the options of
+    ``release.spec.OPTIONS`` by name. MicroaggError propagates."""
+    return ReleaseSpec.of(k, method, aggregation, dict(mparams), dict(aparams), **options)
+
+
+def data_part(spec: ReleaseSpec) -> ReleaseSpec:
+    """What the roles and standardize stages read of ``spec``: every option and k, no partitioner or aggregation."""
+    return spec.resolved(method="mdav", method_params=Params(), aggregation="mean", aggregation_params=Params())
+
+
+def partition_part(spec: ReleaseSpec) -> ReleaseSpec:
+    """What the partition stage reads of ``spec``: no aggregation, none of the :data:`AGGREGATE_ONLY` options."""
+    return spec.resolved(aggregation="mean", aggregation_params=Params(),
+                         **{name: OPTION[name].default for name in AGGREGATE_ONLY})
+
+
+@st.cache_resource(show_spinner=False, max_entries=8,
+                   hash_funcs={ReleaseSpec: lambda spec: data_part(spec).key()})
+def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> tuple[stages.Prepared, tuple]:
+    """The roles and standardize stages of ``spec`` on ``df``, run once for every partition and aggregation of the
+    same data and options (a change of method or α standardizes nothing), and the warnings said. Shared by the runs
+    and sessions that show it: the stages read it and never modify it. MicroaggError propagates."""
+    part = data_part(spec)
+    return _caught(lambda: stages.standardize(df, stages.roles_of(df, part), part))
+
+
+@st.cache_data(show_spinner="Partitioning…", max_entries=64,
+               hash_funcs={ReleaseSpec: lambda spec: partition_part(spec).key()})
+def partition(df: pd.DataFrame, spec: ReleaseSpec) -> tuple[np.ndarray, tuple]:
+    """The partition stage alone (no aggregation, no report), kept for every aggregation of it: its labels are then
+    aggregated by :func:`release`; and the warnings said (standardizing too)."""
+    prep, said = prepared(df, spec)
+    labels, notes = _caught(lambda: stages.partition(prep, spec)[0])
+    return labels, tuple(dict.fromkeys(said + notes))
 
 
 # the report's metrics on every page (the headline, its caveats) and in the Aggregation tab's table; the others are
@@ -146,23 +172,16 @@ class Released:
         return _caught(lambda: self.report(eparams, SUMMARY))
 
 
-@st.cache_resource(show_spinner="Aggregating…", max_entries=64)
-def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, k: int, method: str, mparams: tuple,
-            aggregation: str, aparams: tuple, labels: np.ndarray, keys: tuple = (), strata: tuple = (),
-            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none",
-            mcats: str = "refuse") -> Released:
-    """The aggregate and release stages on a cached partition, kept as one object for every run that shows it (a
-    change of α re-solves P3M and evaluates the headline metrics only; going back to an earlier value is a cache
-    hit). MicroaggError propagates. ``refine``: the refinement the partition had, recorded."""
+@st.cache_resource(show_spinner="Aggregating…", max_entries=64, hash_funcs={ReleaseSpec: ReleaseSpec.key})
+def release(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> Released:
+    """The aggregate and release stages of ``spec`` on its cached partition ``labels``, kept as one object for every
+    run that shows it (a change of α re-solves P3M and evaluates the headline metrics only; going back to an
+    earlier value is a cache hit). MicroaggError propagates."""
+    prep, _ = prepared(df, spec)  # its warnings are the partition's
 
     def run():
-        mp = get_method("partition", method).resolve(dict(mparams))
-        agg = get_method("aggregate", aggregation)
-        ap = agg.resolve(dict(aparams))
-        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing, mcats)
-        masked = stages.aggregate(prep, labels, agg, ap)
-        rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
-                             engine_info={**MEMORY.info(k), "refine": refine})
+        rel = stages.release(prep, labels, stages.aggregate(prep, labels, spec), spec,
+                             {**spec.engine.info(spec.k), "refine": spec.refine})
         return rel, rel.in_input_order()
 
     (rel, in_order), notes = _caught(run)
@@ -191,6 +210,11 @@ class Result:
     @property
     def params(self) -> dict:
         return self.released.rel.params
+
+    @property
+    def spec(self) -> ReleaseSpec:
+        """The release's specification, resolved (the columns masked, the seeds drawn): its recipe."""
+        return self.released.rel.spec
 
     def report(self) -> pd.DataFrame:
         """Every metric: computed the first time a tab that shows it is opened for this release."""
@@ -228,10 +252,11 @@ def steps(xy: np.ndarray, k: int, variant: str):
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def release_csv(protected: pd.DataFrame) -> bytes:
-    """The file the download button offers: the writer of ``Release.to_csv`` and the CLI (no index, text cells a
-    spreadsheet would run as a formula quoted), so the recipe's command and snippet write the same bytes."""
-    return write_csv(protected, index=False).encode()
+def release_csv(protected: pd.DataFrame, index: bool = False) -> bytes:
+    """The file the download button offers: the writer of ``Release.to_csv`` and the CLI (the index only if the
+    release keeps the input's, text cells a spreadsheet would run as a formula quoted), so the recipe's command and
+    snippet write the same bytes."""
+    return write_csv(protected, index=index).encode()
 
 
 @st.cache_data(show_spinner=False)

@@ -20,14 +20,13 @@ from .tabs.risk import tab_risk
 
 
 def compute(s: Setup) -> Result:
-    """The partition, the release of the sidebar's choices and its summary (cached); MicroaggError propagates."""
+    """The partition, the release of the sidebar's specification and its summary (each cached, keyed on the part of
+    the specification its stages read: ``cache``); MicroaggError propagates."""
+    spec = s.spec
     if s.part.name == "mdav":
         wait_for_mdav()
-    labels, notes = partition(s.df, tuple(s.masked), tuple(s.confidential), s.k, s.part.name, s.mkey,
-                              tuple(s.strata), s.cats, s.missing, s.refine, s.missing_categories)
-    held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey, s.agg.name,
-                   s.akey, labels, tuple(s.keys), tuple(s.strata), s.cats, s.weight, s.missing, s.refine,
-                   s.missing_categories)
+    labels, notes = partition(s.df, spec)
+    held = release(s.df, spec, labels)
     summary, said = held.summary(s.ekey)
     return Result(labels, held, summary, s.ekey, tuple(dict.fromkeys(notes + held.notes + said)))
 
@@ -94,7 +93,7 @@ def main() -> None:
             r = compute(s)
         except MicroaggError as exc:
             problem = str(exc)
-    hint = scale_hint(len(s.df), len(s.masked), s.part.name) if s.columns else None
+    hint = scale_hint(len(s.df), len(s.masked), s.part) if s.columns else None
     if hint:
         st.info(f"This may take long: {hint}")
     if r is not None:

@@ -3,7 +3,7 @@ metrics), each returning what it chose; :func:`sidebar` gathers them into a :cla
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -19,12 +19,21 @@ from ..metrics.risk import RULE_TITLES, RULES
 from ..partition.igd import REFINEMENTS, check_refine
 from ..privacy.safety import identifiers, sampling_weight_columns
 from ..privacy.wishes import NAMES as WISHES
-from .cache import datasets, load
+from ..release import spec as release_spec
+from ..release.spec import AGGREGATION, PARTITION, ROLES, SURVEY, Option, Params, ReleaseSpec
+from .cache import datasets, load, specification
 from .state import choose, choose_many, last, remember
 from .widgets import k_widgets, parameter_widgets, widget
 
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
 MAX_RECORDS = 200_000
+# The options of the release (release.spec.OPTIONS) that the sidebar draws with widgets of their own: the columns'
+# roles, the categories, missing cells, the refinement. Every other choice or yes/no option gets a widget from its
+# row (:func:`option_widgets`), in the sidebar's section for its row's section (PLACES; any other section gets a
+# header of its own after the aggregation: "Publication").
+BESPOKE = frozenset({"columns", "keep", "confidential", "keys", "strata", "ordinal", "nominal", "sampling_weights",
+                     "missing", "missing_categories", "refine"})
+PLACES = {"columns": (ROLES, SURVEY), "method": (PARTITION,), "aggregation": (AGGREGATION,)}
 
 
 @dataclass
@@ -50,12 +59,35 @@ class Setup:
     weight: str | None = None  # the sampling-weight column (docs/methods.md §8.6)
     missing: str = "keep"      # missing cells: keep, impute or refuse (docs/methods.md §8.1)
     missing_categories: str = "refuse"  # missing categories: refuse, impute, category or drop (docs/methods.md §8.8)
+    refine: str = "none"
+    options: dict = field(default_factory=dict)  # the options drawn from their rows (option_widgets), by name
 
     @property
     def survey(self) -> bool:
         """Sampling weights or missing cells in the masked columns: the survey release of docs/methods.md §8."""
         return self.weight is not None or bool(self.df[self.masked].isna().to_numpy().any())
-    refine: str = "none"
+
+    @property
+    def release_options(self) -> dict:
+        """Every option of the release chosen (``release.spec.OPTIONS``), by name, as ``ReleaseSpec.of`` takes it."""
+        return {"columns": tuple(self.masked), "keep": tuple(self.keep), "confidential": tuple(self.confidential),
+                "keys": tuple(self.keys), "strata": tuple(self.strata),
+                "ordinal": {c: list(o) for c, kind, o in self.cats if kind == "ordinal"},
+                "nominal": tuple(c for c, kind, _ in self.cats if kind == "nominal"),
+                "sampling_weights": self.weight, "missing": self.missing,
+                "missing_categories": self.missing_categories, "refine": self.refine, **self.options}
+
+    def spec_for(self, agg: Method) -> ReleaseSpec:
+        """The release specification of the sidebar's choices with aggregation ``agg`` (at its defaults unless it is
+        the sidebar's), built once for these choices (``cache.specification``). MicroaggError propagates."""
+        aparams = self.aparams if agg.name == self.agg.name else agg.defaults()
+        return specification(self.k, self.part.name, agg.name, Params(self.mparams), Params(aparams),
+                             self.release_options)
+
+    @property
+    def spec(self) -> ReleaseSpec:
+        """The release specification of the sidebar's choices."""
+        return self.spec_for(self.agg)
 
     @property
     def masked(self) -> list:
@@ -66,10 +98,6 @@ class Setup:
         return tuple(sorted(self.mparams.items()))
 
     @property
-    def akey(self) -> tuple:
-        return tuple(sorted(self.aparams.items()))
-
-    @property
     def ekey(self) -> tuple:
         """The evaluation parameters of the reports: the sidebar's metric options and the wishes Δ and w."""
         return tuple(sorted({**self.eparams, **self.privacy}.items()))
@@ -78,7 +106,8 @@ class Setup:
     def privacy_source(self) -> Method:
         """The aggregation whose Δ and w every SL and breach uses: the sidebar's when it takes them, else the
         first one that does (P3M) with its defaults, so that all aggregations are compared alike."""
-        return self.agg if self.agg.personalized else next(m for m in methods("aggregate") if m.personalized)
+        return self.agg if self.agg.caps.personalized else next(m for m in methods("aggregate")
+                                                                if m.caps.personalized)
 
     @property
     def privacy(self) -> dict:
@@ -249,7 +278,7 @@ def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
     part = parts[choose(st.selectbox, "Partitioning method", list(parts), "method", list(parts)[0])]
     st.caption(f"{part.summary} — {part.source}")
     confidential: list[str] = []
-    if part.uses_roles:
+    if part.caps.uses_roles:
         default_conf = [c for c in df.attrs.get("roles", {}).get("confidential", []) if c in columns]
         confidential = choose_many(st.multiselect, "Confidential columns", columns, f"conf:{data_expr}", default_conf,
                                    help="Sensitive attributes: released unchanged, and used by this method to "
@@ -291,6 +320,45 @@ def aggregation_section(n: int, d: int):
     return agg, aparams
 
 
+def option_widgets(sections: tuple, given: dict) -> dict:
+    """A widget for every choice or yes/no option of the release (``release.spec.OPTIONS``) of ``sections`` that has
+    no widget of its own (:data:`BESPOKE`), drawn from its row: its choices, default and help, labelled by its name
+    (a yes/no option by its command-line flag: "no shuffle" unticked is the default). One that has an effect only
+    with options that are not given (``Option.only_with``, read in ``given``: the sidebar's choices so far) is drawn
+    disabled and left at its default. Returns the values by name."""
+    values = {}
+    for o in release_spec.OPTIONS:
+        if o.section in sections and drawn(o):
+            off = [n for n in o.only_with if _unset(n, given.get(n))]
+            value = option_widget(o, off)
+            values[o.name] = o.default if off else value
+    return values
+
+
+def drawn(o: Option) -> bool:
+    """Whether the sidebar draws option ``o`` from its row: a choice or yes/no option without a widget of its own."""
+    return o.name not in BESPOKE and o.kind in ("choice", "bool")
+
+
+def _unset(name: str, value) -> bool:
+    default = release_spec.OPTION[name].default
+    return value is None or value == default or (not value and not default)
+
+
+def option_widget(o: Option, off: list):
+    """The widget of one option (:func:`option_widgets`), its value kept across runs that did not draw it."""
+    key = f"option-{o.name}"
+    common = dict(disabled=bool(off),
+                  help=o.help[:1].upper() + o.help[1:] + "." + (f" Needs {' and '.join(off)}." if off else ""))
+    if o.kind == "bool":  # ticked: its flag given
+        label = o.cli.removeprefix("--").replace("-", " ")
+        return remember(key, st.checkbox(label, value=last(key, False), key=key, **common)) != o.default
+    label, choices = o.name.replace("_", " "), list(o.choices)
+    if len(choices) <= 3:
+        return choose(st.radio, label, choices, key, o.default, horizontal=True, **common)
+    return choose(st.selectbox, label, choices, key, o.default, **common)
+
+
 def metrics_section() -> tuple[dict, str]:
     eparams = {"p": widget(metric_registry.PARAMS["p"], "m-p", 1)}
     dld_rule = choose(st.selectbox, "DLD rule (risk-utility map)", list(RULES), "m-dld", RULES[0],
@@ -328,12 +396,26 @@ def sidebar() -> Setup:
         st.header("Data")
         df, data_expr, data_args = data_section()
         columns, keep, keys, strata, cats, weight, missing, missing_categories = columns_section(df, data_expr)
+        given = {"columns": columns, "keep": keep, "keys": keys, "strata": strata, "sampling_weights": weight,
+                 "ordinal": [c for c, kind, _ in cats if kind == "ordinal"],
+                 "nominal": [c for c, kind, _ in cats if kind == "nominal"], "missing": missing,
+                 "missing_categories": missing_categories}
+        options = option_widgets(PLACES["columns"], given)
         st.header("Microaggregation")
         k, part, confidential, mparams, refine = method_section(df, data_expr, columns)
+        given.update(options, confidential=confidential, refine=refine)
+        options.update(option_widgets(PLACES["method"], given))
         agg, aparams = aggregation_section(len(df), max(1, len(columns) - len(confidential)))
+        options.update(option_widgets(PLACES["aggregation"], {**given, **options}))
         shared = {p.name for p in part.params if p.shared} & {p.name for p in agg.params if p.shared}
         mparams = {**mparams, **{name: aparams[name] for name in shared}}  # one value, typed once (the DP bounds)
+        placed = {s for sections in PLACES.values() for s in sections}
+        for section in dict.fromkeys(o.section for o in release_spec.OPTIONS if o.section not in placed):
+            if any(o.section == section and drawn(o) for o in release_spec.OPTIONS):
+
+                st.header(section.capitalize())
+                options.update(option_widgets((section,), {**given, **options}))
         st.header("Metrics")
         eparams, dld_rule = metrics_section()
     return Setup(df, data_expr, data_args, columns, keep, keys, strata, k, part, confidential, mparams, agg, aparams,
-                 eparams, dld_rule, cats, weight, missing, missing_categories, refine)
+                 eparams, dld_rule, cats, weight, missing, missing_categories, refine, options)

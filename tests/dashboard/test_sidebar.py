@@ -144,3 +144,34 @@ def test_every_tab_draws_a_release_with_a_w_per_record():
     at.button(key="sl-go").click().run()
     at.run()
     assert not at.exception and not any("earlier settings" in str(w.value) for w in at.warning)
+
+
+def test_a_new_release_option_gets_a_widget_from_its_row_and_reaches_the_release(monkeypatch):
+    """A release option added as one row of OPTIONS (and its field) is drawn in the sidebar from the row, under a
+    header of its section, and the value ticked there is the release's: its recipe carries it."""
+    from dataclasses import dataclass
+
+    from microagg.dashboard import cache
+    from microagg.release import spec
+
+    row = spec.Option("tidy", "bool", False, "sort the released columns by name", "tidying")
+
+    @dataclass(frozen=True)
+    class Tidy(spec.ReleaseSpec):
+        tidy: bool = False
+
+    monkeypatch.setattr(spec, "OPTIONS", (*spec.OPTIONS, row))
+    monkeypatch.setitem(spec.OPTION, "tidy", row)
+    monkeypatch.setattr(cache, "ReleaseSpec", Tidy)
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state["tab"] = "Release"
+    at.run()
+    box = at.sidebar.checkbox(key="option-tidy")
+    assert box.label == "tidy" and box.value is False and box.help.startswith("Sort the released columns by name")
+    assert "Tidying" in [h.value for h in at.sidebar.header]
+    code = " ".join(c.value for c in at.code)
+    assert "tidy" not in code
+    box.check().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    code = " ".join(c.value for c in at.code)
+    assert "tidy=True" in code and "--tidy" in code

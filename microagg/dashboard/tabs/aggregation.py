@@ -22,12 +22,9 @@ def tab_aggregation(s: Setup, r: Result) -> None:
              "owner's wish not met, which P3M tries to avoid.")
     rows, released, left_out = [], {}, []
     for m in methods("aggregate"):
-        ap = s.akey if m.name == s.agg.name else tuple(sorted(m.defaults().items()))
         try:
-            # the same arguments as the main release for the selected aggregation: a cache hit
-            held = release(s.df, tuple(s.masked), tuple(s.confidential), tuple(s.keep), s.k, s.part.name, s.mkey,
-                           m.name, ap, r.labels, tuple(s.keys), tuple(s.strata), s.cats, refine=s.refine,
-                           mcats=s.missing_categories)
+            # the same specification as the main release for the selected aggregation: a cache hit
+            held = release(s.df, s.spec_for(m), r.labels)
             summary, _ = held.summary(s.ekey)
         except MicroaggError as exc:
             if m.name == s.agg.name:  # what the user chose: a warning; another one's defaults: a note below

@@ -20,8 +20,8 @@ def tab_partition(s: Setup, r: Result) -> None:
     with left:
         partition_scatter(s.masked, r.Z, r.labels)
     with right:
-        st.plotly_chart(figure("group_sizes", r.labels, s.k, bounded=s.part.bounded), width="stretch")
-        if s.part.bounded:
+        st.plotly_chart(figure("group_sizes", r.labels, s.k, bounded=s.part.caps.bounded), width="stretch")
+        if s.part.caps.bounded:
             st.caption(f"{s.part.title} keeps every group between k = {s.k} and 2k−1 = {2 * s.k - 1} records.")
         else:
             st.caption(f"{s.part.title} does not bound group sizes by 2k−1: only the minimum k = {s.k} holds"

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ...base.errors import MicroaggError
-from ...base.registry import methods
+from ...base.registry import DIFFERENTIAL_PRIVACY, methods
 from ...figures import plots, tables
 from ...lab.baselines import BASELINES
 from ...lab.explore import pareto_frontier, risk_utility
@@ -56,7 +56,7 @@ def tab_risk(s: Setup, r: Result) -> None:
     if s.cats:
         st.caption("The map masks the numeric columns only: the categorical ones go through heterogeneous MDAV "
                    "alone, whose release is the one above (its changed categories are in the utility table).")
-    if s.agg.extras.get("differential_privacy"):
+    if s.agg.caps.privacy == DIFFERENTIAL_PRIVACY:
         st.info(f"The map compares partitioning methods under one aggregation; '{s.agg.title}' adds noise calibrated "
                 "to insensitive partitions only (docs/methods.md §7), so it has no map here. Notebook 4 draws IL and "
                 "DLD against ε for it; choose another aggregation to see the map.")
