@@ -1,5 +1,7 @@
-"""The cached stages of the page (roles and standardize, partition, aggregate and release, figures, downloads), the
-release it shows (:class:`Released`, :class:`Result`) and the background warm-up of the numba kernels."""
+"""The release specification of the sidebar's choices and the cached stages of the page (roles and standardize,
+partition, aggregate and release, each keyed on the part of the specification it reads; figures, downloads), the
+release it shows (:class:`Released`, :class:`Result`) and the background warm-up of the numba kernels. The stages'
+caches are Streamlit's, shared by every session of the server."""
 
 from __future__ import annotations
 

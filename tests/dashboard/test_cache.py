@@ -61,3 +61,19 @@ def test_the_caches_are_keyed_on_what_their_stages_read():
     assert cache.partition_part(spec) != cache.partition_part(ReleaseSpec.of(5, "mdav", columns=["a"]))  # variant
     with pytest.raises(ma.MicroaggError, match="needs strata"):
         cache.specification(5, "mdav", "mean", Params(), Params(), {"strata_scaling": "stratum"})
+
+
+def test_publication_options_drawn_from_their_rows_reach_the_release_and_its_download():
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state["tab"] = "Release"
+    at.run()
+    at.checkbox(key="option-shuffle").check().run()
+    at.checkbox(key="option-keep_index").check().run()
+    assert not at.exception and not at.error
+    code = " ".join(c.value for c in at.code)
+    assert "shuffle=False" in code and "keep_index=True" in code and "--no-shuffle --keep-index" in code
+    caption = " ".join(c.value for c in at.caption)
+    assert "row labels kept (keep index)" in caption and "rows in the input's order (no shuffle" in caption
+    census = ma.load_dataset("census")
+    rel = ma.microaggregate(census, 5, shuffle=False, keep_index=True)
+    assert cache.release_csv(rel.protected, True) == rel.to_csv().encode()  # the index column, as to_csv writes it
