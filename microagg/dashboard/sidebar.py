@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 from ..base.registry import Method, methods
 from ..data.categories import MISSING as CATEGORIES_MISSING
@@ -178,7 +179,7 @@ def columns_section(df: pd.DataFrame, data_expr: str):
     (keys) and stratified on, the sampling weights and what to do with missing cells; the rest are dropped.
     Identifiers (``ma.identifiers``, the rule of the API and the command line) are not selected."""
     numeric = [str(c) for c in df.columns
-               if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
+               if is_numeric(df[c])]
     if not numeric:
         st.error("This data has no numeric column: microaggregation needs numbers.")
         st.stop()
