@@ -12,7 +12,10 @@ import sys
 import threading
 import time
 
-QUADRATIC = frozenset({"mdav", "vmdav", "cvmdav", "md", "iamat", "hmpfsom"})  # methods at least as slow as MDAV
+QUADRATIC = frozenset({"mdav", "vmdav", "cvmdav", "md", "iamat", "hmpfsom", "rmd", "pppca", "clustpppca"})  # >= MDAV
+# numpy methods slower than compiled MDAV by about this factor (4·10³ and 1.6·10⁴ records, d = 10, k = 3, loaded
+# 2-core machine: RMD's loop 45x, projection pursuit's n² MADs 115x; clustpppca's per cluster, about 25x)
+SLOWER = {"rmd": 45.0, "pppca": 115.0, "clustpppca": 25.0}
 SECONDS_PER_N2 = (1.45e-10, 4e-10)  # per n² at d = 10: fastest and slowest measured (benchmarks/README.md)
 HINT_SECONDS = 60.0  # the slowest estimate above which the hint is shown
 
@@ -33,7 +36,7 @@ def scale_hint(n: int, d: int, method: str, engine: str = "memory") -> str | Non
     expected to take less than a minute (or does not use the exact engine with an MDAV-type method)."""
     if engine != "memory" or method not in QUADRATIC:
         return None
-    fast, slow = exact_seconds(n, d)
+    fast, slow = (SLOWER.get(method, 1.0) * t for t in exact_seconds(n, d))
     if slow < HINT_SECONDS:
         return None
     return (f"{method} on {n:,} records x {d} columns on the exact engine takes about {duration(fast)} to "

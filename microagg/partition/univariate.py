@@ -38,7 +38,7 @@ from .optimal import sorted_groups
 GROUPINGS = ("fixed", "optimal")
 AXES = ("pca", "zsum", "column")
 
-_GROUPING = Param("grouping", "choice", "fixed", "fixed: blocks of k, the last one absorbing the rest (sdcMicro); "
+GROUPING = Param("grouping", "choice", "fixed", "fixed: blocks of k, the last one absorbing the rest (sdcMicro); "
                   "optimal: the SSE-optimal groups of k..2k-1 consecutive values (Hansen & Mukherjee 2003)",
                   source="docs/methods.md §2.9, §2.11", choices=GROUPINGS, label="grouping")
 
@@ -85,7 +85,7 @@ def signed(u: np.ndarray) -> np.ndarray:
         Param("column", "int", 0, "with axis=column: index of the attribute to sort by (0 = first masked column)",
               source="docs/methods.md §2.10", low=0, only_with=(("axis", ("column",)),),
               label="attribute to sort by", unit="position"),
-        _GROUPING,
+        GROUPING,
     ),
 )
 def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "fixed") -> np.ndarray:
@@ -99,7 +99,7 @@ def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "f
     summary="Each attribute is sorted and grouped on its own (ONEDIMS). Low information loss, but the released "
             "rows are NOT k-anonymous as whole records.",
     source="Domingo-Ferrer & Mateo-Sanz 2002; Abidi, Ben Yahia & Perera 2018, §2.2.1",
-    params=(_GROUPING,),
+    params=(GROUPING,),
     record_level=False,
     insensitive={"grouping": "fixed"},  # docs/methods.md §7.2; the optimal groups' boundaries depend on the data
 )

@@ -29,3 +29,11 @@ def test_heartbeat_prints_elapsed_time_until_the_block_ends():
     assert len(lines) >= 2 and lines[0].startswith("... still running:") and lines[0].endswith("(estimate: 1 s to 2 s)")
     time.sleep(0.15)
     assert out.getvalue().splitlines() == lines  # stopped with the block
+
+
+def test_the_numpy_quadratic_methods_get_the_hint_at_smaller_sizes():
+    assert scale_hint(100_000, 10, "mdav") is None
+    for method in ("rmd", "pppca", "clustpppca"):
+        hint = scale_hint(100_000, 10, method)
+        assert hint and hint.startswith(method)
+    assert scale_hint(100_000, 10, "clustpca") is None  # clusters and one sort per cluster
