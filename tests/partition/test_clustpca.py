@@ -18,26 +18,28 @@ def blobs(seed=0):
     return Z[rng.permutation(len(Z))]
 
 
-def expected(Z, k, nc, seed):
-    """Each cluster sorted by its first principal component (numpy's SVD of its z-scores, R's sign: first loading
-    positive), a cluster smaller than d by its first attribute; then blocks of k."""
+def expected(Z, k, nc, seed, score):
+    """CLARA's clusters in turn, each sorted by ``score`` of its rows (one smaller than d by its first attribute),
+    then blocks of k."""
     clusters, _ = clara(Z, nc, seed)
     parts = []
     for c in range(clusters.max() + 1):
         rows = np.flatnonzero(clusters == c)
-        if len(rows) < Z.shape[1]:
-            parts.append(rows[np.argsort(Z[rows, 0], kind="stable")])
-            continue
-        W = (Z[rows] - Z[rows].mean(0)) / Z[rows].std(0)
-        v = np.linalg.svd(W, full_matrices=False)[2][0]
-        parts.append(rows[np.argsort(W @ (v if v[0] > 0 else -v), kind="stable")])
+        parts.append(rows[np.argsort(Z[rows, 0] if len(rows) < Z.shape[1] else score(Z[rows]), kind="stable")])
     return consecutive_groups(np.concatenate(parts), k)
+
+
+def first_component(X):
+    """Scores on the first principal component of X's own z-scores: numpy's SVD, R's sign (first loading > 0)."""
+    W = (X - X.mean(0)) / X.std(0)
+    v = np.linalg.svd(W, full_matrices=False)[2][0]
+    return W @ (v if v[0] > 0 else -v)
 
 
 def test_each_cluster_is_sorted_along_its_own_principal_component():
     Z = blobs()
     labels = ma.partition.clustpca(Z, 4, nc=3, clara_seed=5)
-    assert np.array_equal(labels, expected(Z, 4, 3, 5))
+    assert np.array_equal(labels, expected(Z, 4, 3, 5, first_component))
     assert len(np.unique(clara(Z, 3, 5)[0])) == 3
     assert sorted(np.bincount(labels)) == [4] * 18 + [5]
 
