@@ -1,5 +1,5 @@
 """Robust centre, scatter and first axis: the estimators behind sdcMicro's robust methods (Templ, Kowarik & Meindl
-2015; docs/methods.md §2.19-2.21). Not a registered method.
+2015; docs/methods.md §2.20-2.22). Not a registered method.
 
 **MCD** (minimum covariance determinant, Rousseeuw 1984): the h = ⌊(n + d + 1)/2⌋ records whose covariance matrix
 has the smallest determinant, found by the C-steps of FAST-MCD (Rousseeuw & Van Driessen 1999): from an h-subset
