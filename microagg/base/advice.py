@@ -12,10 +12,6 @@ import sys
 import threading
 import time
 
-QUADRATIC = frozenset({"mdav", "vmdav", "cvmdav", "md", "iamat", "hmpfsom", "rmd", "pppca", "clustpppca"})  # >= MDAV
-# numpy methods slower than compiled MDAV by about this factor (4·10³ and 1.6·10⁴ records, d = 10, k = 3, loaded
-# 2-core machine: RMD's loop 45x, projection pursuit's n² MADs 115x; clustpppca's per cluster, about 25x)
-SLOWER = {"rmd": 45.0, "pppca": 115.0, "clustpppca": 25.0}
 SECONDS_PER_N2 = (1.45e-10, 4e-10)  # per n² at d = 10: fastest and slowest measured (benchmarks/README.md)
 HINT_SECONDS = 60.0  # the slowest estimate above which the hint is shown
 
@@ -31,15 +27,16 @@ def duration(seconds: float) -> str:
         f"{seconds / 3600:.1f} h"
 
 
-def scale_hint(n: int, d: int, method: str, engine: str = "memory") -> str | None:
+def scale_hint(n: int, d: int, method, engine: str = "memory") -> str | None:
     """A sentence estimating the exact engine's time and suggesting the block engine, or None when the run is
-    expected to take less than a minute (or does not use the exact engine with an MDAV-type method)."""
-    if engine != "memory" or method not in QUADRATIC:
+    expected to take less than a minute (or does not use the exact engine with an MDAV-type method: a registered
+    ``method`` whose capabilities say ``quadratic``)."""
+    if engine != "memory" or not method.caps.quadratic:
         return None
-    fast, slow = (SLOWER.get(method, 1.0) * t for t in exact_seconds(n, d))
+    fast, slow = (float(method.caps.quadratic) * t for t in exact_seconds(n, d))  # True: MDAV's own time
     if slow < HINT_SECONDS:
         return None
-    return (f"{method} on {n:,} records x {d} columns on the exact engine takes about {duration(fast)} to "
+    return (f"{method.name} on {n:,} records x {d} columns on the exact engine takes about {duration(fast)} to "
             f"{duration(slow)} or more (it grows as n²); the block engine (--engine blocks, engine='blocks') "
             "runs it inside blocks of about 10,000 records in seconds to minutes, for a small rise in information "
             "loss (README, Scaling out).")

@@ -29,7 +29,8 @@ def nearest(dist: np.ndarray, k: int) -> np.ndarray:
     return np.sort(np.concatenate([below, np.flatnonzero(dist == kth)[:k - len(below)]]))
 
 
-@register("partition", "rmd", bounded=True, title="RMD (robust MDAV)",
+# quadratic: its numpy loop takes about 45 times compiled MDAV's time (4·10³ and 1.6·10⁴ records, d = 10, k = 3)
+@register("partition", "rmd", bounded=True, quadratic=45.0, title="RMD (robust MDAV)",
           summary="Groups of k grown, one per step, from the record farthest from a robust (MCD) centre in the "
                   "robust Mahalanobis distance, with its k-1 nearest records; outliers are grouped first.",
           source="Templ & Meindl 2008; Templ, Kowarik & Meindl 2015 (sdcMicro's method 'rmd'); MCD: Rousseeuw & "
