@@ -1,3 +1,6 @@
+import re
+from pathlib import Path
+
 import pytest
 
 import microagg as ma
@@ -138,3 +141,13 @@ def test_the_public_function_validates_once_and_the_kernel_gets_validated_input(
     with pytest.raises(TypeError):
         probe(rows, 2, delta=1)  # not a parameter of the kernel: as for any Python function
     assert len(seen) == 1  # the kernel never saw invalid input
+
+
+def test_the_menu_order_is_the_one_the_readme_gives():
+    """README, "The menu.": the methods and aggregations in the order the registry (and every menu) lists them."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    menu = readme[readme.index("**The menu.**"):]
+    menu = menu[:menu.index("\n- ")]
+    partitioners, aggregations = menu.split("in this order:")[1].split("the aggregations")
+    assert re.findall(r"`(\w+)`", partitioners) == [m.name for m in methods("partition")]
+    assert re.findall(r"`(\w+)`", aggregations) == [m.name for m in methods("aggregate")]
