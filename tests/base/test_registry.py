@@ -1,3 +1,6 @@
+import re
+from pathlib import Path
+
 import pytest
 
 import microagg as ma
@@ -148,3 +151,13 @@ def test_every_method_is_a_function_of_its_package():
             public = getattr(package, m.func.__name__)
             assert public is m.func and callable(public), (kind, m.name)
             assert m.func.__name__ in package.__all__, (kind, m.name)
+
+
+def test_the_menu_order_is_the_one_the_readme_gives():
+    """README, "The menu.": the methods and aggregations in the order the registry (and every menu) lists them."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    menu = readme[readme.index("**The menu.**"):]
+    menu = menu[:menu.index("\n- ")]
+    partitioners, aggregations = menu.split("in this order:")[1].split("the aggregations")
+    assert re.findall(r"`(\w+)`", partitioners) == [m.name for m in methods("partition")]
+    assert re.findall(r"`(\w+)`", aggregations) == [m.name for m in methods("aggregate")]
