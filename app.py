@@ -31,7 +31,7 @@ from microagg.lab.explore import pareto_frontier, risk_utility, satisfaction_gri
 from microagg.metrics import registry as metric_registry
 from microagg.metrics.privacy import breaches
 from microagg.metrics.risk import RULE_TITLES, RULES
-from microagg.partition.compiled import warmup
+from microagg.partition import warmup
 from microagg.partition.igd import REFINEMENTS, check_refine
 from microagg.privacy.roles import column_roles
 from microagg.privacy.safety import sampling_weight_columns

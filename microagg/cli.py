@@ -29,8 +29,8 @@ from .figures import tables
 from .lab.html_report import html_report
 from .lab.reproduce import REPRODUCIBLE, summary
 from .partition.blocks import DEFAULT_BLOCK_SIZE
-from .partition.compiled.warmup import Compiles
 from .partition.igd import REFINEMENTS
+from .partition.warmup import Compiles
 from .release.engines import ENGINES, Blocks
 from .release.pipeline import microaggregate
 from .release.recipe import next_name, split_names

@@ -28,10 +28,6 @@ from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
 from .igd import igd_refine
 
 # isort: split
-# The thread setting of the compiled partitioners (threads.set_threads, threads.use_threads, MICROAGG_THREADS).
-from .compiled import threads
-
-# isort: split
 # Any other module of this folder registers its methods after the ones above, in name order.
 from ..base.registry import discover
 
@@ -41,3 +37,13 @@ __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md"
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
            "diverse_groups", "pfcm", "pcaes", "select_pfcm", "igd_refine", "block_partition", "split_blocks",
            "DEFAULT_BLOCK_SIZE", "threads"]
+
+
+def __getattr__(name: str):
+    """``threads``, the thread setting of the compiled partitioners (threads.set_threads, threads.use_threads,
+    MICROAGG_THREADS), imported on first use: it needs numba, which a run on the numpy kernels does not."""
+    if name == "threads":
+        from .compiled import threads
+
+        return threads
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,11 +1,13 @@
-"""numba's disk cache of the compiled kernels, kept in step with their sources.
+"""numba's disk cache of the compiled kernels, kept in step with their sources (loaded with the compiled runtime,
+``kernels.runtime``: importing microagg patches nothing of numba's).
 
 numba reuses a kernel compiled on an earlier run (``cache=True``) while the file that defines it is unchanged; it
-does not look at the files of the kernels it calls. MDAV's kernel (``partition/mdav.py``) carries the engine's passes
-(``partition/engine.py``) compiled into it, so after an update that changed the engine alone it would run the old
-passes — a wrong answer or a crash. :func:`refresh` keeps a fingerprint of every source file of the package that
-defines kernels beside the cache; when it differs (or is missing: a cache from before it existed), every cached kernel
-in the package's cache folders is removed, and they compile again on first use (``warmup`` says so when it happens).
+does not look at the files of the kernels it calls. MDAV's kernel (``partition/mdav.py``) carries the engine's
+passes (``partition/compiled/engine.py``) compiled into it, so after an update that changed the engine alone it would
+run the old passes — a wrong answer or a crash. :func:`refresh` keeps a fingerprint of every source file of the
+package that defines kernels beside the cache; when it differs (or is missing: a cache from before it existed), every
+cached kernel in the package's cache folders is removed, and they compile again on first use (``warmup`` says so when
+it happens).
 Limit: a process still running the old code that compiles a new kernel after the refresh of a newer one writes it
 under the new fingerprint; restarting such processes after an update avoids it.
 
@@ -24,6 +26,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numba
 from numba.core import caching
 from numba.core.dispatcher import Dispatcher
 
@@ -37,8 +40,13 @@ PACKAGE = Path(__file__).resolve().parents[2]  # microagg/
 
 
 def _cache_folder(module: ModuleType) -> Path | None:
-    """The folder numba caches ``module``'s kernels in (None if it defines no cached kernel)."""
+    """The folder numba caches ``module``'s kernels in (None if it defines no cached kernel): that of a compiled
+    function of the module, or of a kernel not compiled yet (a ``kernels.Kernel``, known by its numba ``options``;
+    asked of a dispatcher made for the purpose, which compiles nothing)."""
     for value in vars(module).values():
+        options = getattr(value, "options", None)
+        if isinstance(options, dict) and options.get("cache") and value.py_func.__module__ == module.__name__:
+            value = numba.njit(cache=True)(value.py_func)
         if isinstance(value, Dispatcher) and value.py_func.__module__ == module.__name__:
             path = value.stats.cache_path  # (None for a kernel without cache)
             if path:

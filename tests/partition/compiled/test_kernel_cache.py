@@ -46,6 +46,32 @@ def test_the_package_fingerprint_covers_every_kernel_module():
     assert {"engine.py", "mdav.py", "vmdav.py", "baselines.py"} <= names and "cli.py" not in names
 
 
+def test_a_module_of_kernels_not_compiled_yet_has_its_cache_folder():
+    mdav = importlib.import_module("microagg.partition.mdav")
+    folder = kernel_cache._cache_folder(mdav)
+    assert folder is not None and folder == kernel_cache._cache_folder(importlib.import_module(
+        "microagg.partition.vmdav"))  # (one folder per source folder)
+    assert kernel_cache._cache_folder(importlib.import_module("microagg.partition.univariate")) is None
+
+
+_IMPORT_ONLY = """
+import sys
+import microagg
+assert "numba" not in sys.modules, "importing microagg imported numba"
+from numba.core import caching
+assert not getattr(caching.IndexDataCacheFile.save, "one_at_a_time", False), "patched at import"
+from microagg.partition import kernels
+kernels.runtime()
+assert caching.IndexDataCacheFile.save.one_at_a_time, "not patched when the compiled runtime loads"
+"""
+
+
+def test_importing_microagg_patches_nothing_of_numba_the_compiled_runtime_does(tmp_path):
+    res = subprocess.run([sys.executable, "-c", _IMPORT_ONLY], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert res.returncode == 0, res.stderr
+
+
 def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed(tmp_path):
     """The case numba misses on its own: ``outer`` (a.py, unchanged) has ``inner`` (b.py) compiled into its cache."""
     (tmp_path / "b.py").write_text("from numba import njit\n\n\n@njit(cache=True)\ndef inner(x):\n    return x + 1\n")
@@ -84,7 +110,8 @@ def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed
 
 _SAVER = """
 import sys, time
-import microagg  # noqa: F401 (locks numba's cache files)
+from microagg.partition import kernels
+kernels.runtime()  # (locks numba's cache files)
 from numba.core import caching
 
 write_index = caching.IndexDataCacheFile._save_index
