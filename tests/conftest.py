@@ -5,7 +5,7 @@ import microagg as ma
 from microagg.partition import kernels
 
 # The two ways a partitioning kernel runs (``partition/kernels.py``): the numpy kernels, and compiled by numba
-# (skipped where numba is missing or its JIT disabled: the suite's run without numba, tests/test_doors.py).
+# (skipped where numba is missing or its JIT disabled: the suite's run without numba, tests/partition/test_kernels.py).
 BACKENDS = [pytest.param("numpy"), pytest.param("compiled", marks=pytest.mark.skipif(
     not kernels.available(), reason="numba is not available here"))]
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.registry import register_data_kernel
 from . import numpy_engine as engine
 from .kernels import kernel
 from .missing import partial_distance, partial_distances
@@ -322,3 +323,11 @@ def _emit_numpy(Z, obs, P, N, members, g, labels, alive, S, countz, countp, coun
         c = N[members, t]
         np.subtract.at(countn[t], c[c >= 0], 1)
     return n_live - members.shape[0]
+
+
+register_data_kernel(
+    "partition", "mdav", "categorical", lambda Z, k, cats, penalty: mdav_heterogeneous(Z, *cats, k, penalty),
+    requires={"variant": "generic"}, engines=("memory",),
+    records={"distance": "heterogeneous (Domingo-Ferrer & Torra 2005)"},
+    about="ordinal or nominal quasi-identifiers are grouped by heterogeneous MDAV (Domingo-Ferrer & Torra 2005; or "
+          "the categorical columns released as keys with strata instead)")

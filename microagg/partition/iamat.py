@@ -92,6 +92,7 @@ def iamat_kernel(Z, k, chunks, pmin):
 @register(
     "partition", "iamat",
     bounded=True,
+    quadratic=True,
     title="IAMAT",
     summary="Interactive-associative MAT: groups of k grown from the record farthest from the data centroid, "
             "adding the record with the largest product of associations (nearest to the group's centroid).",

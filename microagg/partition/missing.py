@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.registry import register_data_kernel
 from .kernels import kernel
 from .numpy_engine import row_sums
 
@@ -109,3 +110,10 @@ def mdav_missing(Z: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:
         take(farthest(centroid()))
     labels[left] = group
     return labels
+
+
+register_data_kernel(
+    "partition", "mdav", "missing", lambda Z, k, cats, penalty: mdav_missing(Z, k, penalty),
+    requires={"variant": "generic"}, engines=("memory",),
+    about="some masked cells are missing: records with missing cells are grouped by MDAV-generic with partial "
+          "distances (docs/methods.md §8.2; or missing='refuse', the cells filled by you)")

@@ -118,6 +118,7 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
 @register(
     "partition", "vmdav",
     bounded=True,
+    quadratic=True,
     title="V-MDAV",
     summary="Variable-size MDAV: each group of k grows up to 2k-1 while the nearest outsider is much closer "
             "to the group than to the rest (gain factor gamma).",

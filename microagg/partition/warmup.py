@@ -133,7 +133,7 @@ def warm_up(first: str = "mdav", ready: Callable[[str], object] | None = None, n
     not); ``ready(name)`` is called as soon as a method's kernels are ready."""
     size = sample_size(n)
     rng = np.random.default_rng(0)
-    names = [first] + [m.name for m in methods("partition") if m.name != first and not m.uses_roles]
+    names = [first] + [m.name for m in methods("partition") if m.name != first and not m.caps.uses_roles]
     with kernels.compiled_here():
         for name in names:
             rows = size if name in FAMILY else min(size, 2 * kernels.runtime().brute.MAX)

@@ -88,7 +88,7 @@ def test_the_warm_up_compiles_what_the_size_takes_the_first_method_first(compile
     assert warmup.sample_size(kernels.CROSSOVER) < rt.engine.GRID_MIN <= warmup.sample_size(rt.engine.GRID_MIN)
     ready = []
     warmup.warm_up("vmdav", ready.append, n=100)
-    others = [m.name for m in ma.registry.methods("partition") if m.name != "vmdav" and not m.uses_roles]
+    others = [m.name for m in ma.registry.methods("partition") if m.name != "vmdav" and not m.caps.uses_roles]
     assert ready == ["vmdav", *others]
 
 
