@@ -135,7 +135,9 @@ def _build(k: Kernel, engine: types.ModuleType | None):
         return g
     import numba
 
-    return numba.njit(**k.options)(g)
+    from .compiled import kernel_cache
+
+    return kernel_cache.lock(numba.njit(**k.options)(g))
 
 
 def available() -> bool:
