@@ -232,3 +232,13 @@ def test_a_release_option_reaches_every_door_from_its_row():
     assert "--strata-scaling {file,stratum}" in parser.format_help() and OPTION["strata_scaling"].default == "file"
     with pytest.raises(ma.MicroaggError, match="Dask engine does not take 'strata_scaling'"):
         ReleaseSpec.of(3, strata=["r"], strata_scaling="stratum", engine=ma.engines.Dask(out="x"))
+
+
+def test_importing_microagg_imports_none_of_its_heavy_dependencies():
+    """numba, dask, plotly and scipy are imported by the calls that need them (README, "Inside the compiled
+    methods"): a newcomer's first import and a run on the numpy kernels pay for none of them."""
+    heavy = ("numba", "llvmlite", "dask", "distributed", "plotly", "scipy", "streamlit")
+    probe = f"import sys, microagg\nprint(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
+    res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.stdout.strip() == "[]"
