@@ -93,15 +93,23 @@ def readme_quick_start() -> str:
     return re.search(r"## Ten lines of Python\s+```python\n(.*?)```", text, re.S).group(1)
 
 
-HIDE_NUMBA = """
+NUMBA = ("numba", "llvmlite")
+# What ``pip install --no-deps microagg`` plus numpy, scipy, pandas and plotly lacks (README, "Inside the compiled
+# methods").
+NO_DEPS = NUMBA + ("dask", "distributed", "streamlit", "ipywidgets", "jupyterlab")
+
+
+def hiding(packages: tuple[str, ...]) -> str:
+    """Python code that makes ``packages`` fail to import, as if they were not installed."""
+    return f"""
 import importlib.abc, sys
 
-class HideNumba(importlib.abc.MetaPathFinder):
+class Hide(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in ("numba", "llvmlite"):
-            raise ModuleNotFoundError(f"No module named {name!r}")
+        if name.split(".")[0] in {packages!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}")
 
-sys.meta_path.insert(0, HideNumba())
+sys.meta_path.insert(0, Hide())
 """
 
 # The suite's fast part, run where numba cannot be imported (the compiled kernels' own tests are left out there).
@@ -110,14 +118,14 @@ FAST_PART = ["tests/partition/test_kernels.py", "tests/partition/test_numpy_engi
              "tests/partition/compiled", "tests/release/test_pipeline_survey.py"]
 
 
-def run_hidden(code: str, tmp_path, **env) -> str:
-    res = fresh.run(["-c", HIDE_NUMBA + code], {**os.environ, "PYTHONPATH": str(ROOT), **env}, cpu=300,
+def run_hidden(code: str, tmp_path, hide: tuple[str, ...] = NUMBA) -> str:
+    res = fresh.run(["-c", hiding(hide) + code], {**os.environ, "PYTHONPATH": str(ROOT)}, cpu=300,
                     cwd=tmp_path)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return res.stdout
 
 
-def test_without_numba_the_quick_start_and_every_method_run(tmp_path):
+def test_with_the_dependencies_of_no_deps_only_the_quick_start_and_every_method_run(tmp_path):
     out = run_hidden(readme_quick_start() + """
 import numpy as np
 Z = np.random.default_rng(0).standard_normal((300, 13))
@@ -125,7 +133,7 @@ for m in ma.registry.methods("partition"):
     roles = {"confidential": [10, 11, 12]} if m.caps.uses_roles else {}
     assert len(m.func(Z, 3, **roles)) == 300, m.name
 print("numba" in sys.modules, "dask" in sys.modules, "plotly" in sys.modules)
-""", tmp_path)
+""", tmp_path, NO_DEPS)
     assert "9.0884" in out
     assert out.split()[-3:] == ["False", "False", "False"]  # nothing of numba, and no dask or plotly for this
 
