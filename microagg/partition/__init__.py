@@ -42,8 +42,8 @@ __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md"
 def __getattr__(name: str):
     """``threads``, the thread setting of the compiled partitioners (threads.set_threads, threads.use_threads,
     MICROAGG_THREADS), imported on first use: it needs numba, which a run on the numpy kernels does not."""
-    if name == "threads":
-        from .compiled import threads
+    if name == "threads":  # (without numba: the MicroaggError of kernels.runtime)
+        from .kernels import runtime
 
-        return threads
+        return runtime().threads
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -68,6 +68,8 @@ def test_the_compiled_kernels_asked_without_numba_is_one_message(monkeypatch):
     monkeypatch.setattr(kernels, "available", lambda: False)
     with kernels.use_backend("compiled"), pytest.raises(MicroaggError, match="need numba"):
         ma.partition.mdav(np.zeros((6, 2)), 2)
+    with pytest.raises(MicroaggError, match="need numba"):
+        ma.partition.threads.set_threads(1)
 
 
 def test_without_threads_blocks_and_the_heartbeat_run_on_one(monkeypatch):
