@@ -30,13 +30,14 @@ import tempfile
 HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAMILY = ["mdav", "vmdav", "cvmdav", "md", "iamat"]
 APP = """
-import json, os, time
+import json, os, sys, time
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file(os.path.join(os.environ["PYTHONPATH"], "app.py"), default_timeout=900)
 t0, c0 = time.perf_counter(), time.process_time()
 at.run()
 assert not at.exception and at.metric, "no results on the first page"
-print(json.dumps({"first page, wall": time.perf_counter() - t0, "first page, CPU": time.process_time() - c0}))
+print(json.dumps({"first page, wall": time.perf_counter() - t0, "first page, CPU": time.process_time() - c0,
+                  "numba imported": "numba" in sys.modules}))
 """
 COLD = """
 import json, time
@@ -57,7 +58,8 @@ def cold(repeat: int, code: str = COLD) -> dict:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=HOME)
             out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    return {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+    return {key: statistics.median(r[key] for r in runs) if key != "numba imported" else any(r[key] for r in runs)
+            for key in runs[0]}
 
 
 def both(name: str, Z, repeat: int) -> tuple[float, float]:
