@@ -12,11 +12,12 @@ compiled, and numba is not even imported, until a run needs it:
   same labels (every decision on the same float64 values, ties to the lowest index; tests/partition run each
   method on both).
 
-Which one runs (:func:`compiled_for`): the value given to :func:`set_backend` (or :func:`use_backend` for a block
-of code), else the environment variable ``MICROAGG_BACKEND``, else "auto": the numpy kernels on fewer than
-``CROSSOVER`` records, where they answer in about a second or less with nothing to compile (a first compile costs
-seconds to a minute of CPU), the compiled ones from there on. Without numba, or with ``NUMBA_DISABLE_JIT=1``,
-"auto" takes the numpy kernels at every size and says once, in a warning, what that costs above the crossover.
+Which one runs (:func:`compiled_for`): the value given to :func:`set_backend` (or :func:`use_backend` for a block of
+code), else the environment variable ``MICROAGG_BACKEND``, else "auto": the numpy kernels on up to ``CROSSOVER``
+records (the bundled data and generators' defaults), where they answer in about a second or less with nothing to
+compile (a first compile costs seconds to a minute of CPU), the compiled ones above. Without numba, or with
+``NUMBA_DISABLE_JIT=1``, "auto" takes the numpy kernels at every size and says once, in a warning, what that costs
+above the crossover.
 
 The compiled runtime is the package ``compiled/`` (numba, the engines, the threads; importing it first makes numba's
 disk cache safe, ``compiled/kernel_cache.py``): the first run that needs it imports it (:func:`runtime`), and the
@@ -40,7 +41,7 @@ from ..base.advice import duration, numpy_seconds
 from ..base.errors import MicroaggError
 from . import numpy_engine
 
-CROSSOVER = 10_000  # records from which "auto" runs the compiled kernels (benchmarks/README.md, "Crossover")
+CROSSOVER = 10_000  # records above which "auto" runs the compiled kernels (benchmarks/README.md, "Crossover")
 ENV = "MICROAGG_BACKEND"
 BACKENDS = ("auto", "numpy", "compiled")
 _given: str | None = None  # the value of set_backend; None: the environment variable, else auto
@@ -219,7 +220,7 @@ def _check(which, what: str) -> str:
 def wants_compiled(n: int) -> bool:
     """Whether the setting asks for the compiled kernels on ``n`` records (where numba can compile)."""
     which = backend()
-    return which == "compiled" or which == "auto" and n >= CROSSOVER
+    return which == "compiled" or which == "auto" and n > CROSSOVER
 
 
 def compiled_for(k: Kernel, n: int, d: int = 10) -> bool:

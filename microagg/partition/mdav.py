@@ -26,7 +26,7 @@ Variants (docs/methods.md §2.1-2.4):
 If s falls into r's group (possible only when many records tie), s is re-chosen
 as the farthest remaining record from r.
 
-The loop asks its queries of an engine (``kernels.py``): below ``kernels.CROSSOVER`` records the numpy
+The loop asks its queries of an engine (``kernels.py``): up to ``kernels.CROSSOVER`` records the numpy
 engine (``numpy_engine.py``, nothing to compile), above it the compiled engine of the family (``compiled/engine.py``),
 on the threads of ``compiled/threads.py``. The labels are the same on either.
 """

@@ -1,6 +1,6 @@
 """The first compilation of the partitioning kernels on a machine: said while it happens, and done ahead of time.
 
-Runs on fewer than ``kernels.CROSSOVER`` records take the numpy kernels and compile nothing. Larger runs take the
+Runs on up to ``kernels.CROSSOVER`` records take the numpy kernels and compile nothing. Larger runs take the
 compiled kernels: numba compiles a kernel the first time it runs and keeps the machine code on disk
 (``cache=True``); later processes load it in about a second. The first such call on a new machine (or after the
 kernels' source changed) therefore takes 15-25 s of CPU for MDAV (benchmarks/README.md). :class:`Compiles` says so

@@ -69,7 +69,7 @@ def test_normal_data_up_to_the_crossover_gives_the_same_labels(compiled, name, p
 
 
 def test_mdav_at_the_crossover_gives_the_same_labels(compiled):
-    same_labels("mdav", np.random.default_rng(3).standard_normal((kernels.CROSSOVER - 1, 10)), 3, {})
+    same_labels("mdav", np.random.default_rng(3).standard_normal((kernels.CROSSOVER, 10)), 3, {})
 
 
 @pytest.mark.parametrize("name", [m.name for m in methods("partition") if m.name not in dict(FAMILY)])
