@@ -5,12 +5,13 @@
     python benchmarks/bench_compile.py mdav --sizes 2000 40000                 # then first MDAV calls on more records
 
 Each run is a fresh process with an empty ``NUMBA_CACHE_DIR`` of its own, so numba compiles every kernel it meets
-(as on a new machine); the methods run in the order given, on 500 x 5 records of N(0, I), k = 3, so a later method
-pays only for the kernels the earlier ones did not compile. Reported: CPU seconds of each first call (process time,
-numba's compiler runs in the calling thread) and the kernels compiled (numba's ``numba:compile`` events, which it
-raises on cache misses only). ``--sizes`` adds first MDAV calls on more records, one thread: from ``brute.MAX``
-(1 200) records MDAV runs on the screened engine, from 32 768 with its integer copy, each a kernel compiled
-separately. ``--large`` is ``--sizes 40000``.
+(as on a new machine), with ``MICROAGG_BACKEND=compiled`` (below ``kernels.CROSSOVER`` records "auto" would take the
+numpy kernels and compile nothing); the methods run in the order given, on 500 x 5 records of N(0, I), k = 3, so a
+later method pays only for the kernels the earlier ones did not compile. Reported: CPU seconds of each first call
+(process time, numba's compiler runs in the calling thread) and the kernels compiled (numba's ``numba:compile``
+events, which it raises on cache misses only). ``--sizes`` adds first MDAV calls on more records, one thread: from
+``brute.MAX`` (1 200) records MDAV runs on the screened engine, from 32 768 with its integer copy, each a kernel
+compiled separately. ``--large`` is ``--sizes 40000``.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def run(checkout: str | None, methods: list[str], sizes: list[int]) -> list[dict
     """``child`` in a fresh process with an empty numba cache, importing microagg from ``checkout`` (default: the
     checkout holding this script, whatever is installed)."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, MICROAGG_THREADS="1")
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, MICROAGG_THREADS="1", MICROAGG_BACKEND="compiled")
         env["PYTHONPATH"] = os.path.abspath(checkout or HOME) + os.pathsep + env.get("PYTHONPATH", "")
         args = [sys.executable, __file__, "--child", *methods, "--sizes", *map(str, sizes)]
         res = subprocess.run(args, capture_output=True, text=True, check=True, env=env)

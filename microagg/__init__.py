@@ -18,14 +18,10 @@ from .data.preprocess import Standardizer, destandardize, renormalize, standardi
 from .lab import baselines
 from .lab.html_report import html_report
 from .metrics import evaluate
-from .partition.compiled import kernel_cache
 from .privacy.safety import identifiers
 from .release import engines
 from .release.pipeline import microaggregate
 from .release.release import Release
-
-kernel_cache.lock_cache_files()  # before any kernel compiles or loads
-kernel_cache.refresh()  # every kernel module is imported now, none has run: drop kernels compiled from other sources
 
 __all__ = ["aggregate", "baselines", "datasets", "engines", "metrics", "partition", "registry", "list_datasets",
            "load_dataset", "dataset_roles", "MicroaggError", "html_report", "read_csv", "evaluate", "Standardizer",

@@ -29,7 +29,7 @@ from .figures import tables
 from .lab.html_report import html_report
 from .lab.reproduce import REPRODUCIBLE, summary
 from .partition.blocks import DEFAULT_BLOCK_SIZE
-from .partition.compiled.warmup import Compiles
+from .partition.warmup import Compiles
 from .release.engines import ENGINES, Blocks, Dask
 from .release.pipeline import release
 from .release.spec import OPTION, ReleaseSpec, add_arguments, cli_options

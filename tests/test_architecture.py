@@ -256,3 +256,13 @@ def test_a_release_option_reaches_every_door_from_its_row():
     assert not at.exception and not at.error, [e.value for e in at.error]
     code = " ".join(c.value for c in at.code)
     assert "strata_scaling='stratum'" in code and "--strata-scaling stratum" in code
+
+
+def test_importing_microagg_imports_none_of_its_heavy_dependencies():
+    """numba, dask, plotly and scipy are imported by the calls that need them (README, "Inside the compiled
+    methods"): a newcomer's first import and a run on the numpy kernels pay for none of them."""
+    heavy = ("numba", "llvmlite", "dask", "distributed", "plotly", "scipy", "streamlit")
+    probe = f"import sys, microagg\nprint(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
+    res = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert res.stdout.strip() == "[]"

@@ -8,18 +8,25 @@ are benchmarks/README.md's measurements of exact MDAV (k = 3, d = 10, N(0, I) da
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import threading
 import time
 
 SECONDS_PER_N2 = (1.45e-10, 4e-10)  # per n² at d = 10: fastest and slowest measured (benchmarks/README.md)
 HINT_SECONDS = 60.0  # the slowest estimate above which the hint is shown
+NUMPY_SECONDS_PER_N2 = 5.6e-9  # the numpy kernels' MDAV, per n² at d = 10 (benchmarks/README.md, bench_engines.py)
 
 
 def exact_seconds(n: int, d: int) -> tuple[float, float]:
     """(fast, slow) estimate in seconds of exact MDAV on ``n`` records of ``d`` masked columns."""
     work = float(n) ** 2 * max(d, 1) / 10
     return SECONDS_PER_N2[0] * work, SECONDS_PER_N2[1] * work
+
+
+def numpy_seconds(n: int, d: int) -> float:
+    """Estimate in seconds of MDAV on the numpy kernels (no numba) on ``n`` records of ``d`` columns."""
+    return NUMPY_SECONDS_PER_N2 * float(n) ** 2 * max(d, 1) / 10
 
 
 def duration(seconds: float) -> str:
@@ -42,9 +49,25 @@ def scale_hint(n: int, d: int, method, engine: str = "memory") -> str | None:
             "loss (README, Scaling out).")
 
 
+@functools.cache
+def threads_available() -> bool:
+    """Whether this Python can start a thread (not where threads are missing, such as Pyodide in a browser)."""
+    try:
+        thread = threading.Thread(target=lambda: None, daemon=True)
+        thread.start()
+    except RuntimeError:
+        return False
+    thread.join()
+    return True
+
+
 @contextlib.contextmanager
 def heartbeat(every: float = 15.0, stream=None, estimate: str = ""):
-    """While the block runs, print the elapsed time to ``stream`` (stderr) every ``every`` seconds."""
+    """While the block runs, print the elapsed time to ``stream`` (stderr) every ``every`` seconds (nothing where
+    threads cannot start)."""
+    if not threads_available():
+        yield
+        return
     stream = stream or sys.stderr
     done = threading.Event()
     t0 = time.perf_counter()

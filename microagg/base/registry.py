@@ -396,10 +396,11 @@ def methods(kind: str) -> list[Method]:
 def discover(package: str, path) -> list[str]:
     """Import every public module of ``package`` (its folder ``path``) in name order, so that a method written in a
     new file of ``partition/`` or ``aggregate/`` registers itself without another file naming it (README,
-    "Architecture"). Modules imported already are not run again. Every method registered in the package becomes a
-    function of it (``microagg.partition.gsms`` the partition, not its module); returns the names bound."""
+    "Architecture"). Modules imported already are not run again; subpackages (``partition/compiled``, the numba
+    runtime, imported by the first run that needs it) are left alone. Every method registered in the package becomes
+    a function of it (``microagg.partition.gsms`` the partition, not its module); returns the names bound."""
     for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
-        if not info.name.startswith("_"):
+        if not info.name.startswith("_") and not info.ispkg:
             importlib.import_module(f"{package}.{info.name}")
     home = sys.modules[package]
     bound = []

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ..base.advice import threads_available
 from ..data.datasets import list_datasets, load_dataset
 from ..data.io import write_csv
 from ..figures import plots
 from ..lab.explore import satisfaction_over_alpha
-from ..partition.compiled import warmup
+from ..partition import warmup
 from ..partition.mdav import mdav_steps
 from ..release import stages
 from ..release.release import Release
@@ -30,32 +31,44 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 @dataclass
 class Kernels:
-    """The background warm-up of the numba kernels (``microagg.partition.compiled.warmup``): ``mdav`` is set when
-    MDAV can run;
-    ``compiles.running`` while numba compiles (the first start on a machine; loading them from disk is quick)."""
+    """The background warm-up of the numba kernels (``microagg.partition.warmup``), started only once data of a size
+    that takes them is chosen (smaller runs take the numpy kernels: nothing to compile): ``mdav`` is set when MDAV can
+    run; ``compiles.running`` while numba compiles (the first start on a machine; loading them from disk is quick)."""
 
     mdav: threading.Event = field(default_factory=threading.Event)
     compiles: warmup.Compiles = field(default_factory=warmup.Compiles)
     started: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    thread: threading.Thread | None = None
 
 
-def compile_kernels(state: Kernels) -> None:
-    """MDAV first (the default method), then every other partitioner, on a small sample."""
+def compile_kernels(state: Kernels, n: int) -> None:
+    """MDAV first (the default method), then every other partitioner, on samples of the engines ``n`` records take."""
+    def ready(name: str) -> None:
+        if name == "mdav":
+            state.mdav.set()
+
     with state.compiles:
-        warmup.warm_up("mdav", ready=state.mdav.set)
+        warmup.warm_up("mdav", ready=ready, n=n)
 
 
 @st.cache_resource(show_spinner=False)
 def kernels() -> Kernels:
-    state = Kernels()
-    threading.Thread(target=compile_kernels, args=(state,), daemon=True).start()
-    return state
+    return Kernels()
 
 
-def wait_for_mdav() -> None:
-    """Say what the first start is waiting for while numba compiles, with the time spent, instead of a bare
-    spinner; a wait for kernels loaded from disk is not announced."""
+def wait_for_mdav(n: int) -> None:
+    """Before MDAV on ``n`` records: nothing below the crossover (the numpy kernels); above it, start the warm-up
+    (once) and say what the first run is waiting for while numba compiles, with the time spent, instead of a bare
+    spinner; a wait for kernels loaded from disk is not announced. Where threads cannot start, the run compiles."""
+    if not warmup.compiles_for(n) or not threads_available():
+        return
     state = kernels()
+    with state.lock:
+        if state.thread is None:
+            state.started = time.monotonic()
+            state.thread = threading.Thread(target=compile_kernels, args=(state, n), daemon=True)
+            state.thread.start()
     if state.mdav.is_set():
         return
     note = st.empty()

@@ -10,7 +10,7 @@ import streamlit as st
 from ..base.advice import scale_hint
 from ..base.errors import MicroaggError
 from ..figures import tables
-from .cache import Result, kernels, overall, partition, read_doc, release, wait_for_mdav
+from .cache import Result, overall, partition, read_doc, release, wait_for_mdav
 from .sidebar import Setup, sidebar
 from .tabs.aggregation import tab_aggregation
 from .tabs.partition import tab_partition
@@ -24,7 +24,7 @@ def compute(s: Setup) -> Result:
     the specification its stages read: ``cache``); MicroaggError propagates."""
     spec = s.spec
     if s.part.name == "mdav":
-        wait_for_mdav()
+        wait_for_mdav(len(s.df))
     labels, notes = partition(s.df, spec)
     held = release(s.df, spec, labels)
     summary, said = held.summary(s.ekey)
@@ -80,7 +80,6 @@ TABS = {"Partition": tab_partition, "Aggregation": tab_aggregation, "Risk & util
 
 
 def main() -> None:
-    kernels()  # start compiling in the background before anything else
     st.title("microagg — microaggregation lab")
     st.caption("Partition numeric records into groups of at least k, publish a group value instead of each record, "
                "and see what it costs in information loss.")

@@ -4,8 +4,25 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+
+
+class _GraphObjects:
+    """``plotly.graph_objects``, imported when a figure is first drawn (importing microagg does not import plotly)."""
+
+    def __getattr__(self, name: str):
+        import plotly.graph_objects
+
+        return getattr(plotly.graph_objects, name)
+
+
+go = _GraphObjects()
+
+
+def make_subplots(*args, **kwargs):
+    """``plotly.subplots.make_subplots``, imported on first use."""
+    from plotly.subplots import make_subplots
+
+    return make_subplots(*args, **kwargs)
 
 
 def group_sizes(labels, k: int | None = None, bounded: bool = False, max_bars: int = 40) -> go.Figure:

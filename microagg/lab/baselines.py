@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from ..base.checks import as_matrix, check_finite
 from ..base.errors import MicroaggError
 from ..base.registry import Param
+from ..partition.kernels import kernel
 
 _SEED = Param("seed", "int", 0, "seed of the random draws (the same seed gives the same release)", low=0,
               label="seed")
@@ -52,7 +52,7 @@ def _noise(X: np.ndarray, fraction: float, seed: int) -> np.ndarray:
     return X + np.random.default_rng(seed).normal(size=X.shape) * (np.sqrt(fraction) * sd)
 
 
-@numba.njit(cache=True)
+@kernel(cache=True)
 def _swap_partners(n, window, u):
     """partner[i] for ranks 0..n-1: rank i still in place is swapped with rank j drawn by ``u[i]`` among the ranks in
     (i, i + window] still in place (a Fenwick tree counts them); partner[i] = i if there is none."""
@@ -100,6 +100,23 @@ def _swap_partners(n, window, u):
             placed[i] = placed[j] = False
             remove(i)
             remove(j)
+    return partner
+
+
+@_swap_partners.numpy
+def _swap_partners_numpy(n, window, u):
+    """``_swap_partners`` with the ranks still in place read from a flag array (one slice per rank) instead of the
+    Fenwick tree: the same draws, the same partners."""
+    placed = np.ones(n, np.bool_)
+    partner = np.arange(n)
+    for i in range(n):
+        if not placed[i]:
+            continue
+        free = np.flatnonzero(placed[i + 1:min(i + window, n - 1) + 1])
+        if free.shape[0]:
+            j = i + 1 + int(free[min(int(u[i] * free.shape[0]), free.shape[0] - 1)])
+            partner[i], partner[j] = j, i
+            placed[i] = placed[j] = False
     return partner
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from .. import aggregate, metrics, partition
 from ..base import controls, registry
@@ -18,9 +16,9 @@ from ..base.errors import MicroaggError
 from ..data import datasets
 from ..data.preprocess import Standardizer, as_frame, numeric_matrix, renormalize, standardize
 from ..figures import plots
-from ..figures.plots import PALETTE
+from ..figures.plots import PALETTE, go, make_subplots
 from ..metrics.risk import exact_cells
-from ..partition.compiled.warmup import announce_always
+from ..partition.warmup import announce_always
 from ..privacy.safety import identifiers
 from ..release.stages import release_values
 

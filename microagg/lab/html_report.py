@@ -17,14 +17,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from scipy.spatial import cKDTree
 
 from ..base.errors import MicroaggError
 from ..base.labels import GIVEN, pooled_labels
 from ..base.registry import DIFFERENTIAL_PRIVACY, Capabilities, get_method
 from ..data.io import check_output, write_text
 from ..figures import plots, tables
+from ..figures.plots import go
 from ..metrics.attribute import t_closeness_by_class
 from ..metrics.registry import metrics
 from ..partition.missing import partial_distances
@@ -79,6 +78,8 @@ def linkage_ratios(Z: np.ndarray, Zp: np.ndarray) -> np.ndarray:
         own, other = _partial_linkage(Z, Zp)
     else:
         own = np.sqrt(((Z - Zp) ** 2).sum(axis=1))
+        from scipy.spatial import cKDTree  # (scipy's modules are imported by the calls that need them)
+
         dist, idx = cKDTree(Z).query(Zp, k=2)
         first_is_own = idx[:, 0] == np.arange(len(Z))
         other = np.where(first_is_own, dist[:, 1], dist[:, 0])

@@ -19,8 +19,6 @@ instead of its sd: outliers, which inflate the sd and with it every interval, do
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-from scipy.spatial.distance import cdist
 
 from ..base.checks import columns, percent
 from ..base.errors import MicroaggError
@@ -46,6 +44,9 @@ def one_to_one_credit(Z, Zp, keys=None, names=None, max_records: int | None = No
     Z, Zp = Z[:, keys], Zp[:, keys]
     _, own, counts = np.unique(Zp, axis=0, return_inverse=True, return_counts=True)
     own = own.reshape(-1)
+    from scipy.optimize import linear_sum_assignment  # (scipy's modules are imported by the calls that need them)
+    from scipy.spatial.distance import cdist
+
     _, matched = linear_sum_assignment(cdist(Z, Zp))
     return np.where(own[matched] == own, 1.0 / counts[own], 0.0)
 

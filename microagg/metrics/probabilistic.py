@@ -22,7 +22,6 @@ and original units give the same value.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import erf
 
 from ..base.errors import MicroaggError
 from ..base.rows import LOWER
@@ -39,6 +38,8 @@ def _pil(theta, theta_hat, var) -> np.ndarray:
     var = np.asarray(var, dtype=np.float64)
     ok = np.isfinite(var) & (var > 0)
     out = (diff > 0).astype(np.float64)
+    from scipy.special import erf
+
     out[ok] = erf(diff[ok] / np.sqrt(2.0 * var[ok]))
     return out
 

@@ -31,14 +31,18 @@ Identical masked rows are searched once; no n x n matrix is ever formed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-from scipy.spatial import cKDTree
 
 from ..base.checks import columns, percent
 from ..base.errors import MicroaggError
 from ..base.rows import LOWER
 from ._arrays import pair
 from .registry import Metric, register
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 RULES = ("expected", "lowest_index", "1st", "2nd", "1st_or_2nd")
 RULE_TITLES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (Mortazavi "
@@ -72,6 +76,8 @@ def nearest_ties(P: np.ndarray, Q: np.ndarray, rank: np.ndarray) -> tuple[np.nda
     Returns ``best`` (the tied row with the smallest ``rank``) and ``ties``: query -> all tied rows
     sorted by rank, only for the queries with more than one.
     """
+    from scipy.spatial import cKDTree  # (scipy's modules are imported by the calls that need them)
+
     if len(P) == 1:
         return np.zeros(len(Q), dtype=np.int64), {}
     tree = cKDTree(P, leafsize=_LEAFSIZE)
@@ -92,6 +98,8 @@ def nearest_ties(P: np.ndarray, Q: np.ndarray, rank: np.ndarray) -> tuple[np.nda
 
 def two_nearest(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """The nearest and second-nearest rows of P for every row of Q, ties to the lowest row index; (len(Q), 2)."""
+    from scipy.spatial import cKDTree
+
     tree = cKDTree(P, leafsize=_LEAFSIZE)
     m = min(3, len(P))
     _, idx = tree.query(Q, k=m, workers=-1)

@@ -42,10 +42,6 @@ from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
 from .igd import igd_refine
 
 # isort: split
-# The thread setting of the compiled partitioners (threads.set_threads, threads.use_threads, MICROAGG_THREADS).
-from .compiled import threads
-
-# isort: split
 # Any other module of this folder registers its methods after the ones above, in name order.
 from ..base.registry import discover
 
@@ -56,3 +52,13 @@ __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md"
            "diverse_groups", "pfcm", "pcaes", "select_pfcm", "igd_refine", "block_partition", "split_blocks",
            "DEFAULT_BLOCK_SIZE", "threads", "gsms", "rmd", "simple", "pppca", "mcdpca", "clustpca", "clustpppca",
            "clustmcdpca", "influence", *DISCOVERED]
+
+
+def __getattr__(name: str):
+    """``threads``, the thread setting of the compiled partitioners (threads.set_threads, threads.use_threads,
+    MICROAGG_THREADS), imported on first use: it needs numba, which a run on the numpy kernels does not."""
+    if name == "threads":  # (without numba: the MicroaggError of kernels.runtime)
+        from .kernels import runtime
+
+        return runtime().threads
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,8 +14,8 @@ than B, so every block holds between min(n, floor((B + 1) / 2)) >= k and B recor
 Inside each block (its records in row order) the chosen method's kernel runs on the globally
 standardized values; labels are made global as block offset + local label, the offset
 being the number of groups of the earlier blocks. With B >= n there is one block and the
-labels are exactly the method's. Blocks run in parallel on Python threads, one numba thread
-each: the compiled partitioners release the GIL (``threads.run``).
+labels are exactly the method's. Blocks run in parallel on Python threads (on one where threads cannot
+start, as in a browser), one numba thread each: the compiled partitioners release the GIL (``threads.run``).
 
 The price is information loss: no group crosses a block boundary (measured in
 ``benchmarks/bench_scale.py``; README "Scaling out").
@@ -26,12 +26,13 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 
+from ..base.advice import threads_available
 from ..base.checks import check_int, check_k
 from ..base.errors import MicroaggError
 from ..base.registry import get_method, partition_input
+from . import kernels
 from .igd import check_refine, refined
 from .univariate import principal_axis
 
@@ -147,17 +148,20 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
         labels = np.asarray(part.kernel(Z[r], k, **params))
         return labels if refine == "none" else refined(np.ascontiguousarray(Z[r][:, quasi]), labels, k)
 
+    numba = kernels.numba_for(max(map(len, rows)), Z.shape[1])  # None: every block runs on the numpy kernels
+    one = (lambda: None) if numba is None else (lambda: numba.set_num_threads(1))
     if len(rows) == 1:
         local = [run(rows[0])]
-    elif n_jobs == 1:
-        before = numba.get_num_threads()  # thread-local
-        numba.set_num_threads(1)
+    elif n_jobs == 1 or not threads_available():
+        before = None if numba is None else numba.get_num_threads()  # thread-local
+        one()
         try:
             local = [run(r) for r in rows]
         finally:
-            numba.set_num_threads(before)
+            if numba is not None:
+                numba.set_num_threads(before)
     else:
-        with ThreadPoolExecutor(min(n_jobs, len(rows)), initializer=numba.set_num_threads, initargs=(1,)) as pool:
+        with ThreadPoolExecutor(min(n_jobs, len(rows)), initializer=one) as pool:
             local = list(pool.map(run, rows))
     labels = np.empty((len(Z),) + local[0].shape[1:], dtype=np.int64)
     offset = np.zeros(local[0].shape[1:], dtype=np.int64)

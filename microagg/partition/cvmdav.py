@@ -33,13 +33,14 @@ by the count; other arithmetic and tie rules are MDAV's.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import Param, register
-from .compiled import brute, engine, threads
+from . import kernels
+from . import numpy_engine as engine
+from .kernels import kernel
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _mean_of(Z, ids, m):
     c = np.zeros(Z.shape[1])
     for a in range(m):
@@ -48,12 +49,12 @@ def _mean_of(Z, ids, m):
     return c / m
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _dist(a, b):
     return np.sqrt(engine.sqdist(a.reshape(1, a.shape[0]), 0, b))
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     """Labels of CV-MDAV on ``Z`` (groups in order of formation); ``cap``/``last`` are 2k or 2k-1."""
     n, d = Z.shape
@@ -116,9 +117,6 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
     return labels
 
 
-cvmdav_kernel_brute = brute.version_of(cvmdav_kernel)  # (runs on fewer than brute.MAX records)
-
-
 @register(
     "partition", "cvmdav",
     title="CV-MDAV",
@@ -145,6 +143,5 @@ cvmdav_kernel_brute = brute.version_of(cvmdav_kernel)  # (runs on fewer than bru
 def cvmdav(Z, k: int, gamma: float = 1.1, cap: str = "2k", last: str = "2k-1", step4: str = ">",
            zself: bool = False) -> np.ndarray:
     """Group labels 0..m-1 of CV-MDAV on standardized ``Z``; every group has at least k records."""
-    return threads.run(brute.pick(cvmdav_kernel, cvmdav_kernel_brute, Z), Z, k, gamma,
-                       2 * k if cap == "2k" else 2 * k - 1, 2 * k if last == "2k" else 2 * k - 1, step4 == ">", zself,
-                       parallel_min=engine.SEARCH_PARALLEL_MIN)
+    return kernels.run(cvmdav_kernel, Z, k, gamma, 2 * k if cap == "2k" else 2 * k - 1,
+                       2 * k if last == "2k" else 2 * k - 1, step4 == ">", zself, searches=True)

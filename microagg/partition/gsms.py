@@ -19,14 +19,17 @@ index of x. Cost: O(n^2 d) time (the first candidates alone are n passes), O(n (
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import register
-from .compiled.engine import insert_nearest
+from . import numpy_engine as engine
+from .kernels import kernel
 from .mhm import in_range
+from .numpy_engine import row_sums
+
+BATCH = 1 << 20  # distances computed at once by the numpy kernels' nearest-neighbour searches
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def knn_group(Z, x, alive, k, out):
     """The k records of ``alive`` nearest to record ``x`` (squared distance, then row index), ascending."""
     n, d = Z.shape
@@ -39,10 +42,10 @@ def knn_group(Z, x, alive, k, out):
         for t in range(d):
             u = Z[j, t] - Z[x, t]
             s += u * u
-        insert_nearest(dist, out, s, j)
+        engine.insert_nearest(dist, out, s, j)  # (the compiled engine's: this kernel runs compiled only)
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def gsms_kernel(Z, k):
     """Labels of GSMS on ``Z`` (groups in order of selection)."""
     n, d = Z.shape
@@ -87,6 +90,63 @@ def gsms_kernel(Z, k):
     for i in range(n):
         if alive[i]:
             labels[i] = g
+    return labels
+
+
+def _nearest(Z, rows, ids, k):
+    """For every record of ``rows``, the ``k`` records of ``ids`` (ascending) nearest to it by (squared distance
+    summed attribute by attribute, row index), ascending: ``knn_group`` for many records at once."""
+    X = np.ascontiguousarray(Z[ids].T)
+    out = np.empty((rows.shape[0], k), np.int64)
+    step = max(1, BATCH // max(ids.shape[0], 1))
+    for a in range(0, rows.shape[0], step):
+        Q = Z[rows[a:a + step]]
+        D = np.square(X[0] - Q[:, :1])
+        for t in range(1, X.shape[0]):
+            D += np.square(X[t] - Q[:, t:t + 1])
+        part = np.argpartition(D, k - 1, axis=1)[:, :k] if ids.shape[0] > k else np.tile(np.arange(k), (len(Q), 1))
+        r = np.arange(len(Q))[:, None]
+        kth = D[r, part].max(axis=1)
+        plain = (D <= kth[:, None]).sum(axis=1) == k  # no tie at the k-th distance: the k are those of part
+        order = np.lexsort((ids[part], D[r, part]), axis=1)
+        out[a:a + step][plain] = ids[np.take_along_axis(part, order, axis=1)][plain]
+        for b in np.flatnonzero(~plain):
+            near = np.flatnonzero(D[b] <= kth[b])  # the k nearest and their ties, by (distance, index)
+            out[a + b] = ids[near[np.argsort(D[b, near], kind="stable")[:k]]]
+    return out
+
+
+def _sums(Z, nbr):
+    """Sum of the records of every row of ``nbr``, added in its order."""
+    r, k = nbr.shape
+    return row_sums(np.ascontiguousarray(Z[nbr].transpose(1, 0, 2)).reshape(k, -1)).reshape(r, -1)
+
+
+@gsms_kernel.numpy
+def _gsms_numpy(Z, k):
+    """``gsms_kernel`` vectorized: the same candidates, sums and choices, the searches of a step done together."""
+    n = Z.shape[0]
+    alive = np.ones(n, np.bool_)
+    nbr = _nearest(Z, np.arange(n), np.arange(n), k)
+    SG = _sums(Z, nbr)
+    SR = row_sums(Z)
+    labels = np.full(n, -1, np.int64)
+    m, g = n, 0
+    while m >= 2 * k:
+        live = np.flatnonzero(alive)
+        gap = SG[live].T / k - (SR / m)[:, None]
+        best = live[int(np.argmax(row_sums(gap * gap)))]  # first maximum: the lowest row
+        for j in np.sort(nbr[best]):
+            alive[j] = False
+            labels[j] = g
+            SR -= Z[j]
+        m -= k
+        g += 1
+        lost = live[alive[live] & ~alive[nbr[live]].all(axis=1)]  # candidates that lost a member: search again
+        if lost.shape[0]:
+            nbr[lost] = _nearest(Z, lost, np.flatnonzero(alive), k)
+            SG[lost] = _sums(Z, nbr[lost])
+    labels[alive] = g
     return labels
 
 

@@ -38,11 +38,12 @@ or nominal quasi-identifiers are present.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import register_data_kernel
-from .compiled.engine import insert_nearest
-from .missing import partial_distance
+from . import numpy_engine as engine
+from .kernels import kernel
+from .missing import partial_distance, partial_distances
+from .numpy_engine import row_sums, sqdists
 
 UNKNOWN = 2.0  # an unknown category's term of the squared distance: every attribute's mean between two records
 
@@ -82,7 +83,7 @@ def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int, mism
     return _kernel(Z0, obs, P, N, a, w, int(k), cp, cn, float(mismatch))
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
     """Squared heterogeneous distance from record i to the point (cz observed where ``seen``, cpos, cnom),
     attribute by attribute; the continuous part the partial distance (Hathaway & Bezdek 2001) plus ``mismatch``
@@ -109,7 +110,7 @@ def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
     return s
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _centroid(Z, P, N, S, countz, live, n_live, countp, countn):
     """Mean of the continuous attributes (running sum ``S`` over the running count ``countz`` of the records
     observing each; observed where that count is > 0), lower median of the ordinal positions and mode of the
@@ -136,7 +137,7 @@ def _centroid(Z, P, N, S, countz, live, n_live, countp, countn):
     return cz, seen, cpos, cnom
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _around(Z, obs, P, N, a, w, live, r, k, mismatch):
     """The k live records nearest to record r (ascending (distance, index)) and the live record farthest from r."""
     bd = np.full(k, np.inf)
@@ -151,11 +152,11 @@ def _around(Z, obs, P, N, a, w, live, r, k, mismatch):
         d = 0.0 if i == r else _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch)
         if d > fard:
             far, fard = i, d
-        insert_nearest(bd, bi, d, i)
+        engine.insert_nearest(bd, bi, d, i)  # (the compiled engine's: this kernel runs compiled only)
     return bi, far
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _kernel(Z, obs, P, N, a, w, k, cp, cn, mismatch):
     n = Z.shape[0]
     labels = np.full(n, -1, np.int64)
@@ -203,7 +204,7 @@ def _kernel(Z, obs, P, N, a, w, k, cp, cn, mismatch):
     return labels
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live):
     """Make ``members`` group g: remove them (ascending row order) from the running sums and counts."""
     for i in np.sort(members):
@@ -220,6 +221,107 @@ def _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_
         for t in range(N.shape[1]):
             if N[i, t] >= 0:
                 countn[t, N[i, t]] -= 1
+    return n_live - members.shape[0]
+
+
+class _Points:
+    """The numpy kernels' distances of this module: every live record to a point at once, with ``_dist``'s
+    arithmetic (the continuous part, then each ordinal and each nominal term added in attribute order)."""
+
+    def __init__(self, Z, obs, P, N, a, w, mismatch):
+        self.Z, self.obs, self.P, self.N, self.a, self.w, self.mismatch = Z, obs, P, N, a, w, mismatch
+        self.rows = None
+
+    def live(self, rows):
+        self.rows, self.Xt = rows, np.ascontiguousarray(self.Z[rows].T)
+
+    def dist(self, cz, seen, cpos, cnom):
+        rows = self.rows
+        if self.obs is None:
+            s = sqdists(self.Xt, cz)
+        else:
+            s = partial_distances.on_numpy()(self.Z, self.obs, rows, cz, seen, self.mismatch)
+        for t in range(self.P.shape[1]):
+            p = self.P[rows, t]
+            s = s + (UNKNOWN if cpos[t] < 0 else np.where(p < 0, UNKNOWN, np.square(self.a[t] * (p - cpos[t]))))
+        for t in range(self.N.shape[1]):
+            c = self.N[rows, t]
+            s = s + (UNKNOWN if cnom[t] < 0 else np.where(c < 0, UNKNOWN, np.where(c != cnom[t], self.w[t], 0.0)))
+        return s
+
+    def around(self, r, k):
+        """``_around``: the k live records nearest to record r (ascending (distance, index)), the farthest one."""
+        seen = np.ones(self.Z.shape[1], np.bool_) if self.obs is None else self.obs[r]
+        d = self.dist(self.Z[r], seen, self.P[r], self.N[r])
+        d[self.rows == r] = 0.0
+        near = np.flatnonzero(d <= np.partition(d, k - 1)[k - 1])
+        return self.rows[near[np.argsort(d[near], kind="stable")[:k]]], int(self.rows[np.argmax(d)])
+
+
+@_kernel.numpy
+def _kernel_numpy(Z, obs, P, N, a, w, k, cp, cn, mismatch):
+    """``_kernel`` on the numpy kernels: the same loop, every query one vectorized pass over the live records."""
+    n = Z.shape[0]
+    labels = np.full(n, -1, np.int64)
+    alive = np.ones(n, np.bool_)
+    S = row_sums(Z)
+    countz = np.full(Z.shape[1], n, np.int64) if obs is None else obs.sum(axis=0)
+    countp = np.array([np.bincount(P[P[:, t] >= 0, t], minlength=cp) for t in range(P.shape[1])], np.int64)
+    countn = np.array([np.bincount(N[N[:, t] >= 0, t], minlength=cn) for t in range(N.shape[1])], np.int64)
+    countp, countn = countp.reshape(P.shape[1], cp), countn.reshape(N.shape[1], cn)
+    points = _Points(Z, obs, P, N, a, w, mismatch)
+    n_live, g = n, 0
+    while n_live >= 2 * k:
+        live = np.flatnonzero(alive)
+        points.live(live)
+        cz, seen, cpos, cnom = _centroid_numpy(P, N, S, countz, live, countp, countn)
+        r = int(live[np.argmax(points.dist(cz, seen, cpos, cnom))])
+        members, s = points.around(r, k)
+        n_live = _emit_numpy(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live)
+        g += 1
+        if n_live < 2 * k:
+            break
+        points.live(np.flatnonzero(alive))
+        if not alive[s]:
+            _, s = points.around(r, k)
+        members, _ = points.around(s, k)
+        n_live = _emit_numpy(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live)
+        g += 1
+    labels[alive] = g
+    return labels
+
+
+def _centroid_numpy(P, N, S, countz, live, countp, countn):
+    """``_centroid``, its counts read with numpy."""
+    seen = countz > 0
+    cz = S / np.maximum(countz, 1)
+    rank = (countp.sum(axis=1) - 1) // 2 + 1
+    cum = np.cumsum(countp, axis=1)
+    cpos = np.where(rank > 0, np.argmax(cum >= rank[:, None], axis=1), -1) if countp.size else np.full(P.shape[1], -1)
+    cnom = np.full(N.shape[1], -1, np.int64)
+    for t in range(N.shape[1]):
+        top = countn[t].max()
+        if top > 0:
+            codes = N[live, t]
+            held = np.flatnonzero((codes >= 0) & (countn[t][np.maximum(codes, 0)] == top))
+            cnom[t] = codes[held[0]]
+    return cz, seen, cpos, cnom
+
+
+def _emit_numpy(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live):
+    """``_emit``: the running sum updated member by member in ascending row order, the counts at once."""
+    members = np.sort(members)
+    for i in members:
+        S -= Z[i]
+    labels[members] = g
+    alive[members] = False
+    countz -= members.shape[0] if obs is None else obs[members].sum(axis=0)
+    for t in range(P.shape[1]):
+        p = P[members, t]
+        np.subtract.at(countp[t], p[p >= 0], 1)
+    for t in range(N.shape[1]):
+        c = N[members, t]
+        np.subtract.at(countn[t], c[c >= 0], 1)
     return n_live - members.shape[0]
 
 

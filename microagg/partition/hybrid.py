@@ -48,7 +48,7 @@ from ..base.checks import as_matrix, check_finite, check_int, check_k, check_siz
 from ..base.errors import MicroaggError
 from ..base.registry import Param, confidential_positions, get_method, register
 from ..data.preprocess import minmax_scale
-from .compiled import engine
+from . import numpy_engine
 from .pfcm import NORMALIZERS, select_pfcm
 
 SCALINGS = ("zscore", "minmax")
@@ -166,7 +166,7 @@ def _form_groups(Q: np.ndarray, classes: np.ndarray, k: int, centre: np.ndarray)
             pool[j] = cand[labels[cand] < 0]
     if not seeds:
         raise MicroaggError(f"no group can be formed: some confidential class has fewer than k = {k} records.")
-    engine.assign_rest(Q, labels, labels < 0, len(seeds))  # leftovers: nearest group centroid, lowest group on ties
+    numpy_engine.assign_rest(Q, labels, labels < 0, len(seeds))  # leftovers: nearest centroid, lowest group on ties
     return labels, np.array(seeds, dtype=np.int64)
 
 

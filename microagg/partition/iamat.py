@@ -36,13 +36,14 @@ fit no better).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import register
-from .compiled import brute, engine, threads
+from . import kernels
+from . import numpy_engine as engine
+from .kernels import kernel
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def iamat_kernel(Z, k, chunks, pmin):
     """Labels of literal IAMAT on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
@@ -88,9 +89,6 @@ def iamat_kernel(Z, k, chunks, pmin):
     return labels
 
 
-iamat_kernel_brute = brute.version_of(iamat_kernel)  # (runs on fewer than brute.MAX records)
-
-
 @register(
     "partition", "iamat",
     bounded=True,
@@ -102,4 +100,4 @@ iamat_kernel_brute = brute.version_of(iamat_kernel)  # (runs on fewer than brute
 )
 def iamat(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 of literal IAMAT on standardized ``Z``: groups of k, the last one up to 2k-1."""
-    return threads.run(brute.pick(iamat_kernel, iamat_kernel_brute, Z), Z, k, parallel_min=engine.SEARCH_PARALLEL_MIN)
+    return kernels.run(iamat_kernel, Z, k, searches=True)

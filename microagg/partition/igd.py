@@ -26,19 +26,20 @@ memory O(n d).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.checks import check_k
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
 from ..base.registry import Method, partition_input
+from .kernels import kernel
 from .mhm import farthest, in_range
+from .numpy_engine import row_sums
 
 MARGIN = 1e-12
 REFINEMENTS = ("none", "igd")
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _dist(Z, i, S, cnt, q):
     """||z_i - c_q||^2 with c_q = S[q] / cnt[q]."""
     s = 0.0
@@ -48,12 +49,12 @@ def _dist(Z, i, S, cnt, q):
     return s
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _members(labels, p):
     return np.nonzero(labels == p)[0]
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _cheapest(Z, i, S, cnt, m, skip):
     """The group q != skip (cnt > 0) that record i joins at the least SSE growth, and that growth."""
     best, grow = -1, np.inf
@@ -66,7 +67,22 @@ def _cheapest(Z, i, S, cnt, m, skip):
     return best, grow
 
 
-@njit(cache=True, nogil=True)
+@_cheapest.numpy
+def _cheapest_numpy(Z, i, S, cnt, m, skip):
+    """``_cheapest`` over every group at once (the same growths; the first least one)."""
+    c = cnt[:m]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = Z[i][:, None] - S[:m].T / c
+        grow = c / (c + 1.0) * row_sums(u * u)
+    ok = (c > 0) & ~np.isnan(grow)
+    if 0 <= skip < m:
+        ok[skip] = False
+    grow = np.where(ok, grow, np.inf)
+    q = int(np.argmin(grow))
+    return (q, grow[q]) if grow[q] < np.inf else (-1, np.inf)
+
+
+@kernel(cache=True, nogil=True)
 def _move(Z, i, p, q, labels, S, cnt):
     S[p] -= Z[i]
     cnt[p] -= 1
@@ -75,7 +91,7 @@ def _move(Z, i, p, q, labels, S, cnt):
     labels[i] = q
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _decompose(Z, p, labels, S, cnt, m, tol):
     """Dissolve group p into the others if that lowers the SSE by more than tol."""
     rows = _members(labels, p)
@@ -103,7 +119,7 @@ def _decompose(Z, p, labels, S, cnt, m, tol):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _shrink(Z, p, k, labels, S, cnt, m, tol):
     """Move records out of group p while a move lowers the SSE by more than tol and p keeps >= k records."""
     moved = False
@@ -121,7 +137,7 @@ def _shrink(Z, p, k, labels, S, cnt, m, tol):
     return moved
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _split(Z, k, labels, S, cnt, m):
     """Split every group of >= 2k records (module docstring); returns the new number of group ids."""
     d = Z.shape[1]
@@ -151,7 +167,7 @@ def _split(Z, k, labels, S, cnt, m):
     return m
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def igd_kernel(Z, labels, k, tol):
     """Refined labels (group ids not yet consecutive) of ``labels`` (consecutive ids, every group >= k)."""
     n, d = Z.shape
@@ -185,7 +201,7 @@ def igd_kernel(Z, labels, k, tol):
     return labels
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _sse(Z, labels, m):
     """Within-group SSE of ``labels`` (ids < m), centroids from fresh sums."""
     n, d = Z.shape
@@ -201,6 +217,17 @@ def _sse(Z, labels, m):
             u = Z[i, t] - S[g, t] / cnt[g]
             s += u * u
     return s
+
+
+@_sse.numpy
+def _sse_numpy(Z, labels, m):
+    """``_sse`` vectorized: group sums in ascending row order, the squares added record by record, attribute by
+    attribute, as the loop adds them."""
+    S = np.zeros((m, Z.shape[1]))
+    np.add.at(S, labels, Z)
+    cnt = np.bincount(labels, minlength=m).astype(np.float64)
+    u = Z - S[labels] / cnt[labels, None]
+    return float(np.cumsum((u * u).ravel())[-1])
 
 
 def sse(Z: np.ndarray, labels: np.ndarray) -> float:

@@ -30,28 +30,31 @@ this one is O(n^2 d) times that count, with O(n d) memory.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import Param, register
-from .compiled import engine, threads
+from . import kernels
+from . import numpy_engine as engine
+from .kernels import kernel
+from .numpy_engine import sqdists
 
 TAILS = ("generic", "classic")
+EXACT_BATCH = 32  # records whose farthest distance the numpy kernels compute together
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _above(key, a, b):
     """Heap order: larger key first, lower index among equal keys."""
     return key[a] > key[b] or (key[a] == key[b] and a < b)
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _swap(heap, pos, a, b):
     heap[a], heap[b] = heap[b], heap[a]
     pos[heap[a]] = a
     pos[heap[b]] = b
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _sift(heap, pos, key, j, size):
     """Restore the order of the heap ``heap[:size]`` around slot ``j`` (up, then down)."""
     while j > 0 and _above(key, heap[j], heap[(j - 1) // 2]):
@@ -67,7 +70,7 @@ def _sift(heap, pos, key, j, size):
         j = c
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _drop(heap, pos, key, size, i):
     """Remove record ``i`` from the heap of ``size`` entries; returns the new size."""
     j = pos[i]
@@ -79,7 +82,7 @@ def _drop(heap, pos, key, size, i):
     return size
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
     """The lexicographically smallest pair (r, s), r < s, of largest squared distance among live records."""
     while True:
@@ -100,7 +103,64 @@ def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
     return a, b
 
 
-@njit(cache=True)
+@_farthest_pair.numpy
+def _farthest_pair_numpy(Z, heap, pos, key, exact, partner, alive, size, screen):
+    """``_farthest_pair`` on the numpy kernels, the same pair: the live record of largest key (lowest index among
+    equal keys) is taken once its key is exact with a live partner; until then the exact farthest distances of the
+    ``EXACT_BATCH`` records of largest stale keys are computed together. Stale keys are first lowered to a fresh
+    bound, and each exact search reads only the records that can be farthest (module docstring of the numpy
+    kernels' bounds: ``_radii``, ``_reach``); exact keys are the same values and stale ones stay upper bounds."""
+    live = alive[screen[1]]
+    ids, X = screen[1][live], screen[2][:, live]
+    stale = ~exact[ids] | ~alive[partner[ids]]
+    rho = _radii(X)
+    ub = (rho + rho.max()) * (1.0 + engine.SLACK)  # |x_i - x_j| <= |x_i - c| + |x_j - c|, c the live centroid
+    bound = ub * ub * (1.0 + engine.SLACK) + X.shape[0] * 2.0 ** -1074
+    key[ids[stale]] = np.minimum(key[ids[stale]], bound[stale])
+    j0 = int(np.argmax(rho))
+    while True:
+        stale = ~exact[ids] | ~alive[partner[ids]]
+        keys = key[ids]
+        top = int(np.argmax(keys))
+        if not stale[top]:
+            break
+        cand = np.flatnonzero(stale)
+        if cand.shape[0] > EXACT_BATCH:
+            cand = cand[np.argpartition(-keys[cand], EXACT_BATCH - 1)[:EXACT_BATCH]]
+        reach = _reach(sqdists(X[:, cand], X[:, j0]), rho[cand], X.shape[0])
+        far = np.flatnonzero(rho >= reach.min())  # every record that can be farthest from one of ``cand``
+        D = np.square(X[0, far] - X[0, cand][:, None])
+        for t in range(1, X.shape[0]):
+            D += np.square(X[t, far] - X[t, cand][:, None])
+        best = np.argmax(D, axis=1)  # first maximum: the lowest index
+        rows = ids[cand]
+        key[rows] = D[np.arange(cand.shape[0]), best]
+        partner[rows] = ids[far[best]]
+        exact[rows] = True
+    a = int(ids[top])
+    b = int(partner[a])
+    if b == a:  # every live record coincides with a: the two lowest indices
+        b = int(ids[ids != a][0])
+    return a, b
+
+
+def _radii(X):
+    """Upper bounds on the distances of the columns of ``X`` (d, m) to their mean c, whatever the rounding and
+    underflow of ``sqdists`` (relative (d + 3) 2^-53, absolute d 2^-1074: covered by ``SLACK`` and the added term)."""
+    d = X.shape[0]
+    return np.sqrt(sqdists(X, X.mean(axis=1)) * (1.0 + 2.0 * engine.SLACK) + d * 2.0 ** -1074) * (1.0 + engine.SLACK)
+
+
+def _reach(L, rho, d):
+    """For records at squared distance ``L`` (as ``sqdists`` gives it) from some record, with radius bounds ``rho``
+    (``_radii``): a radius below which no record can be at least as far from them (triangle inequality
+    |x_j - c| >= |x_i - x_j| - |x_i - c|, with margins for rounding and underflow)."""
+    low = np.sqrt(np.maximum(L - d * 2.0 ** -1074, 0.0) / (1.0 + engine.SLACK)) * (1.0 - engine.SLACK)
+    gap = low - rho
+    return gap - engine.SLACK * (low + rho) - d * 2.0 ** -537
+
+
+@kernel(cache=True)
 def _take(Z, members, g, labels, alive, S, screen, pos, heap, hpos, key, size):
     """Emit group ``g`` and drop its members from the heap; returns the heap size."""
     engine.emit(Z, screen, pos, members, g, labels, alive, S)
@@ -109,7 +169,7 @@ def _take(Z, members, g, labels, alive, S, screen, pos, heap, hpos, key, size):
     return size
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def md_kernel(Z, k, generic, chunks, pmin):
     """Labels of MD on ``Z`` (groups in order of formation)."""
     n, d = Z.shape
@@ -177,4 +237,4 @@ def md_kernel(Z, k, generic, chunks, pmin):
 )
 def md(Z, k: int, tail: str = "generic") -> np.ndarray:
     """Group labels 0..m-1 of MD on standardized ``Z``; every group has at least k records."""
-    return threads.run(md_kernel, Z, k, tail == "generic", parallel_min=engine.SEARCH_PARALLEL_MIN)
+    return kernels.run(md_kernel, Z, k, tail == "generic", searches=True, small=False)

@@ -26,9 +26,9 @@ Variants (docs/methods.md §2.1-2.4):
 If s falls into r's group (possible only when many records tie), s is re-chosen
 as the farthest remaining record from r.
 
-The queries run on the compiled engine of the family (``engine.py``), on the threads of ``threads.py``; runs on
-fewer than ``brute.MAX`` records run the same loop on the brute-force engine (``brute.py``), whose kernel compiles
-in about a third of the time (a first call on a new machine).
+The loop asks its queries of an engine (``kernels.py``): up to ``kernels.CROSSOVER`` records the numpy
+engine (``numpy_engine.py``, nothing to compile), above it the compiled engine of the family (``compiled/engine.py``),
+on the threads of ``compiled/threads.py``. The labels are the same on either.
 """
 
 from __future__ import annotations
@@ -37,10 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
 from ..base.registry import Param, get_method, register
-from .compiled import brute, engine, threads
+from . import kernels
+from . import numpy_engine as engine
+from .kernels import kernel
 
 GENERIC, CLASSIC, MDAV1, SINGLE = 0, 1, 2, 3
 ROLE_CENTROID, ROLE_OPPOSITE, ROLE_REST = 0, 1, 2
@@ -48,7 +49,7 @@ VARIANTS = {"generic": GENERIC, "classic": CLASSIC, "mdav1": MDAV1, "single": SI
 ROLES = {ROLE_CENTROID: "farthest from centroid", ROLE_OPPOSITE: "farthest from r", ROLE_REST: "remaining records"}
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     """Labels of MDAV ``variant`` on standardized ``Z``; with ``trace``, also the steps.
 
@@ -119,7 +120,7 @@ def mdav_kernel(Z, k, variant, trace, chunks, pmin):
     return labels, seeds[:g], roles[:g], refs[:g], engine.assign_rest(Z, labels, alive, g)
 
 
-@njit(cache=True, inline="always")  # (inlined: its literal role arguments would each compile a version)
+@kernel(cache=True, inline="always")  # (inlined: its literal role arguments would each compile a version)
 def _record(trace, seeds, roles, refs, g, seed, role, ref):
     """Trace of step ``g``: the seed record, its role and the point it was farthest from."""
     if trace:
@@ -129,12 +130,8 @@ def _record(trace, seeds, roles, refs, g, seed, role, ref):
             refs[g, t] = ref[t]
 
 
-mdav_kernel_brute = brute.version_of(mdav_kernel)  # (runs on fewer than brute.MAX records)
-
-
 def _run(Z, k: int, variant: str, trace: bool):
-    return threads.run(brute.pick(mdav_kernel, mdav_kernel_brute, Z), Z, k, VARIANTS[variant], trace,
-                       parallel_min=engine.PARALLEL_MIN)
+    return kernels.run(mdav_kernel, Z, k, VARIANTS[variant], trace)
 
 
 @register(

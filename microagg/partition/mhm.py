@@ -15,9 +15,10 @@ Cost: the path is O(n^2 d) time, every 2-opt scan O(n^2 d), the program O(n k d)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import Param, register
+from .kernels import kernel
+from .numpy_engine import row_sums, sqdists
 from .optimal import hm_breaks
 
 TWO_OPT_MARGIN = 1e-12  # a 2-opt move must shorten the path by more than this share of the two edges it removes
@@ -31,7 +32,7 @@ def in_range(Z: np.ndarray) -> np.ndarray:
     return Z if top <= LARGE else Z * 2.0 ** -np.frexp(top)[1]
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def _sqdist(Z, a, b):
     s = 0.0
     for t in range(Z.shape[1]):
@@ -40,7 +41,7 @@ def _sqdist(Z, a, b):
     return s
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def farthest(Z, rows, c):
     """The record of ``rows`` (ascending) farthest from the point ``c`` (squared distance; lowest row on ties)."""
     best, far = -1, -1.0
@@ -54,7 +55,12 @@ def farthest(Z, rows, c):
     return best
 
 
-@njit(cache=True, nogil=True)
+@farthest.numpy
+def _farthest_numpy(Z, rows, c):
+    return rows[int(np.argmax(sqdists(np.ascontiguousarray(Z[rows].T), c)))]  # first maximum: rows ascending
+
+
+@kernel(cache=True, nogil=True)
 def nearest_point_next(Z):
     """The records in nearest-point-next order from the record farthest from the centroid (ties: lowest row)."""
     n, d = Z.shape
@@ -80,7 +86,29 @@ def nearest_point_next(Z):
     return path
 
 
-@njit(cache=True, nogil=True)
+@nearest_point_next.numpy
+def _nearest_point_next_numpy(Z):
+    """``nearest_point_next`` vectorized: one pass per step over a column-major copy of the records not yet
+    visited, rebuilt once a quarter of it is visited (ties: the first minimum, the lowest row)."""
+    n = Z.shape[0]
+    path = np.empty(n, np.int64)
+    path[0] = cur = _farthest_numpy(Z, np.arange(n), row_sums(Z) / n)
+    visited = np.zeros(n, np.bool_)
+    visited[cur] = True
+    ids, Xt, dead = np.arange(n), np.ascontiguousarray(Z.T), 1
+    for step in range(1, n):
+        if 4 * dead > ids.shape[0]:
+            ids = ids[~visited[ids]]
+            Xt, dead = np.ascontiguousarray(Z[ids].T), 0
+        d2 = sqdists(Xt, Z[cur])
+        d2[visited[ids]] = np.inf
+        path[step] = cur = ids[int(np.argmin(d2))]
+        visited[cur] = True
+        dead += 1
+    return path
+
+
+@kernel(cache=True, nogil=True)
 def _edge2(Z, path, a, b):
     """Squared length between path positions a and b; 0 when either lies outside the path (open ends)."""
     if a < 0 or b >= path.shape[0]:
@@ -88,7 +116,7 @@ def _edge2(Z, path, a, b):
     return _sqdist(Z, path[a], path[b])
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def two_opt(Z, path):
     """``path`` shortened in place by 2-opt moves on the open path; returns the number of moves made.
 
@@ -122,7 +150,52 @@ def two_opt(Z, path):
     return moves
 
 
-@njit(cache=True, nogil=True)
+@two_opt.numpy
+def _two_opt_numpy(Z, path):
+    """``two_opt`` vectorized: for each a, the candidates b of one scan tested together; after a move the scan goes
+    on from b + 1 with the new path, as the loop does. Squared lengths as ``_sqdist`` sums them (a reversed
+    stretch keeps its edges' lengths: (x - y)^2 = (y - x)^2 exactly)."""
+    n = path.shape[0]
+    P = np.ascontiguousarray(Z[path].T)  # the records in path order, column-major
+    E = np.zeros(n)  # E[p]: squared length of edge (p, p + 1); 0 past the end
+    E[:-1] = row_sums(np.square(P[:, 1:] - P[:, :-1]))
+    moves = 0
+    improved = True
+    while improved:
+        improved = False
+        for a in range(-1, n - 2):
+            b0 = a + 2
+            while b0 < n:
+                b = np.arange(b0, n if a >= 0 else n - 1)  # (a = -1 and b = n - 1: not a move)
+                if b.shape[0] == 0:
+                    break
+                first2 = E[a] if a >= 0 else 0.0
+                second2 = E[b]
+                new_a2 = sqdists(P[:, b], P[:, a]) if a >= 0 else np.zeros(b.shape[0])
+                new_b2 = np.zeros(b.shape[0])
+                inner = b < n - 1
+                new_b2[inner] = sqdists(P[:, b[inner] + 1], P[:, a + 1])
+                old = np.sqrt(first2) + np.sqrt(second2)
+                move = ~((new_a2 >= first2) & (new_b2 >= second2)) & (
+                    old - (np.sqrt(new_a2) + np.sqrt(new_b2)) > TWO_OPT_MARGIN * old)
+                hit = np.flatnonzero(move)
+                if hit.shape[0] == 0:
+                    break
+                j = hit[0]
+                bb = int(b[j])
+                path[a + 1:bb + 1] = path[a + 1:bb + 1][::-1].copy()
+                P[:, a + 1:bb + 1] = P[:, a + 1:bb + 1][:, ::-1].copy()
+                E[a + 1:bb] = E[a + 1:bb][::-1].copy()
+                if a >= 0:
+                    E[a] = new_a2[j]
+                E[bb] = new_b2[j]
+                moves += 1
+                improved = True
+                b0 = bb + 1
+    return moves
+
+
+@kernel(cache=True, nogil=True)
 def path_labels(Z, path, k):
     """Labels of the optimal cut of ``path`` into groups of k..2k-1 consecutive records, numbered along it."""
     n = path.shape[0]
@@ -139,7 +212,17 @@ def path_labels(Z, path, k):
     return labels
 
 
-@njit(cache=True, nogil=True)
+@path_labels.numpy
+def _path_labels_numpy(Z, path, k):
+    starts = hm_breaks.on_numpy()(Z[path], k)
+    block = np.zeros(path.shape[0], np.int64)
+    block[starts[1:]] = 1
+    labels = np.empty(path.shape[0], np.int64)
+    labels[path] = np.cumsum(block)
+    return labels
+
+
+@kernel(cache=True, nogil=True)
 def mhm_kernel(Z, k, improve):
     path = nearest_point_next(Z)
     if improve:

@@ -14,14 +14,15 @@ O(n·d) memory.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import register_data_kernel
+from .kernels import kernel
+from .numpy_engine import row_sums
 
 PATTERN_PENALTY = 10.0  # the mismatch used when missing cells are released missing (docs/methods.md §8.5)
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def partial_distance(Z0, observed, i, y, seen, mismatch):
     """The squared distance of record i (``Z0``: z-scores with missing cells 0, ``observed`` their mask) to the
     point ``y`` (observed where ``seen``) over the attributes observed in both, summed attribute by attribute and
@@ -40,13 +41,27 @@ def partial_distance(Z0, observed, i, y, seen, mismatch):
     return (sq * (d / shared) if shared > 0 else 2.0 * d) + mismatch * differ
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def partial_distances(Z0, observed, rows, y, seen, mismatch):
     """``partial_distance`` of every record of ``rows`` to the point ``y``."""
     out = np.empty(len(rows))
     for a in range(len(rows)):
         out[a] = partial_distance(Z0, observed, rows[a], y, seen, mismatch)
     return out
+
+
+@partial_distances.numpy
+def _partial_distances_numpy(Z0, observed, rows, y, seen, mismatch):
+    """``partial_distances`` vectorized, with the same arithmetic (a term for every attribute, 0 where unshared)."""
+    d = Z0.shape[1]
+    obs = observed[rows]
+    both = obs & seen
+    diff = np.where(both, Z0[rows] - y, 0.0)
+    sq = row_sums(np.ascontiguousarray((diff * diff).T))
+    shared = both.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        part = np.where(shared > 0, sq * (d / np.maximum(shared, 1)), 2.0 * d)
+    return part + mismatch * (obs != seen).sum(axis=1)
 
 
 def mdav_missing(Z: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:

@@ -19,14 +19,15 @@ and by the single-axis projections (``univariate.py``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.checks import as_matrix, check_finite, check_k, check_size
 from ..base.errors import MicroaggError
 from ..privacy.bounds import ranked_blocks
+from .kernels import kernel
+from .numpy_engine import row_sums
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def hm_breaks(xs, k):
     """Start of every group of the optimal partition of the records ``xs`` (n x d, n >= k) into groups of k..2k-1
     consecutive records: the sorted values of one variable (d = 1), or records in the order of a path (MHM,
@@ -72,6 +73,40 @@ def hm_breaks(xs, k):
         count -= 1
         starts[count] = j
     return starts
+
+
+@hm_breaks.numpy
+def _hm_breaks_numpy(xs, k):
+    """``hm_breaks`` vectorized: the costs of k consecutive end points at a time (their predecessors all lie before
+    the first of them), with the same arithmetic (prefix sums added record by record, squares summed attribute by
+    attribute) and the same choice (the smallest predecessor of least cost)."""
+    n, d = xs.shape
+    v = xs - row_sums(xs) / n
+    p1 = np.zeros((n + 1, d))
+    np.cumsum(v, axis=0, out=p1[1:])
+    p2 = np.zeros(n + 1)
+    np.cumsum(row_sums(np.ascontiguousarray((v * v).T)), out=p2[1:])
+    f = np.full(n + 1, np.inf)
+    pred = np.full(n + 1, -1, np.int64)
+    f[0] = 0.0
+    for j0 in range(k, n + 1, k):
+        j = np.arange(j0, min(j0 + k, n + 1))[:, None]
+        i = j + np.arange(1 - 2 * k, 1 - k)  # each row: the candidates j-2k+1..j-k, ascending
+        ok = i >= 0
+        i = np.where(ok, i, 0)
+        s1 = p1[j] - p1[i]  # (ends, candidates, d)
+        s2 = row_sums(np.ascontiguousarray(np.moveaxis(s1 * s1, 2, 0)).reshape(d, -1)).reshape(i.shape)
+        c = f[i] + (p2[j] - p2[i]) - s2 / (j - i)
+        c[~ok | (f[i] == np.inf) | np.isnan(c)] = np.inf
+        best = np.argmin(c, axis=1)  # first minimum: the smallest candidate
+        cost = c[np.arange(len(c)), best]
+        found = cost < np.inf
+        f[j[:, 0]] = cost
+        pred[j[found, 0]] = i[found, best[found]]
+    starts = [n]
+    while starts[-1] > 0:
+        starts.append(pred[starts[-1]])
+    return np.array(starts[-1:0:-1], np.int64)
 
 
 def sorted_groups(x: np.ndarray, k: int, grouping: str) -> np.ndarray:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import cdist
 
 from ..base.errors import MicroaggError
 
@@ -85,6 +84,8 @@ def _update(X: np.ndarray, W: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 def _sqdist(X: np.ndarray, V: np.ndarray) -> np.ndarray:
     """Squared distances of the records to the prototypes, n x c in column-major order."""
+    from scipy.spatial.distance import cdist  # (scipy's modules are imported by the calls that need them)
+
     return np.asfortranarray(cdist(X, V, "sqeuclidean"))
 
 
@@ -162,6 +163,8 @@ def pcaes(u: np.ndarray, prototypes: np.ndarray, normalizer: str = "max") -> flo
     beta = ((V - V.mean(axis=0)) ** 2).sum(axis=1).mean()
     if not (u_M > 0 and beta > 0):
         return -np.inf
+    from scipy.spatial.distance import cdist
+
     gaps = cdist(V, V, "sqeuclidean")
     np.fill_diagonal(gaps, np.inf)
     return float((compact / u_M - np.exp(-gaps.min(axis=1) / beta)).sum())

@@ -35,7 +35,7 @@ import numpy as np
 from ..base.checks import as_matrix, check_finite, check_k, check_size
 from ..base.errors import MicroaggError
 from ..base.registry import T_CLOSENESS, Param, confidential_positions, get_method, register
-from .compiled import engine
+from . import numpy_engine
 
 VARIANTS = ("tfirst", "kfirst")
 _SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2015"
@@ -125,7 +125,7 @@ def _t_first(Q: np.ndarray, key: np.ndarray, k: int, t: float) -> np.ndarray:
         chosen = np.minimum.reduceat(candidate, starts)  # lowest row index among the nearest of every subset
         labels[chosen] = c
         left[chosen] = False
-    engine.assign_rest(Q, labels, left, g)  # fewer than k' records: the nearest group's centroid
+    numpy_engine.assign_rest(Q, labels, left, g)  # fewer than k' records: the nearest group's centroid
     return labels
 
 

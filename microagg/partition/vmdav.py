@@ -22,10 +22,11 @@ attribute by attribute, lowest row index wins every tie.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..base.registry import Param, register
-from .compiled import brute, engine, threads
+from . import kernels
+from . import numpy_engine as engine
+from .kernels import kernel
 
 CENTROIDS = ("fixed", "remaining")
 
@@ -33,7 +34,7 @@ CENTROIDS = ("fixed", "remaining")
 LIST = 32  # nearest outsiders kept per member (refetched if they all join the group)
 
 
-@njit(cache=True)
+@kernel(cache=True)
 def _fill(Z, a, i, ze, lists, ldist, lcount, ing, nm, pid, pd2, complete, screen, alive, n_live):
     """Row ``a`` of the outsider lists: the nearest records of ``i`` outside the group (``i`` excluded)."""
     li, ld = engine.outside(Z, Z[i], np.sqrt(engine.sqdist(Z, i, ze)), lists.shape[1], ing, nm, i, pid, pd2,
@@ -43,7 +44,7 @@ def _fill(Z, a, i, ze, lists, ldist, lcount, ing, nm, pid, pd2, complete, screen
     ldist[a, :li.shape[0]] = ld
 
 
-@njit(cache=True, nogil=True)
+@kernel(cache=True, nogil=True)
 def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     """Labels of V-MDAV on ``Z`` (groups in order of formation).
 
@@ -114,9 +115,6 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
     return labels
 
 
-vmdav_kernel_brute = brute.version_of(vmdav_kernel, _fill)  # (runs on fewer than brute.MAX records)
-
-
 @register(
     "partition", "vmdav",
     bounded=True,
@@ -137,5 +135,4 @@ vmdav_kernel_brute = brute.version_of(vmdav_kernel, _fill)  # (runs on fewer tha
 )
 def vmdav(Z, k: int, gamma: float = 0.2, centroid: str = "fixed") -> np.ndarray:
     """Group labels 0..m-1 of V-MDAV on standardized ``Z``; groups of k..2k-1 (larger only by leftovers)."""
-    return threads.run(brute.pick(vmdav_kernel, vmdav_kernel_brute, Z), Z, k, gamma, centroid == "fixed",
-                       parallel_min=engine.SEARCH_PARALLEL_MIN)
+    return kernels.run(vmdav_kernel, Z, k, gamma, centroid == "fixed", searches=True)

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg.metrics.inference import attack, baseline_success, count_within, inference_risk, newcombe, wilson
+from microagg.metrics.inference import Z95, attack, baseline_success, count_within, inference_risk, newcombe, wilson
 
 
 def brute_attack(Rq, G, Tq, T, tol):
@@ -64,3 +64,9 @@ def test_inference_risk_table_and_evaluate_rows():
     table = inference_risk(df.to_numpy(), df.to_numpy(), confidential=[2], names=list(df.columns))
     assert table["attribute"].tolist() == ["c"] and table["attack"].iloc[0] == 100.0
     assert table["attack low"].iloc[0] < 100.0 <= table["attack high"].iloc[0]
+
+
+def test_z95_is_the_975_quantile_of_the_standard_normal():
+    from scipy.stats import norm
+
+    assert abs(Z95 - float(norm.ppf(0.975))) < 1e-15

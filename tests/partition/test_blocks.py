@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg.partition import block_partition, split_blocks, threads
+from microagg.partition import block_partition, split_blocks
 from microagg.partition.mdav import mdav_kernel
 
 
@@ -93,20 +93,21 @@ def test_labels_are_block_offset_plus_mdav_in_the_block():
         offset = labels[rows].max() + 1
 
 
-def test_threads_give_the_same_labels():
+def test_threads_give_the_same_labels(backend):
     Z = normal(20000, 6)
     assert np.array_equal(block_partition(Z, 3, block_size=2000, n_jobs=2),
                           block_partition(Z, 3, block_size=2000, n_jobs=1))
 
 
-def test_kernel_calls_from_threads_on_both_paths():
+def test_kernel_calls_from_threads_on_both_paths(compiled):
     # below parallel_min the kernels run without the lock (nogil); at parallel_min=0 every pass may thread
     # and the calls serialize on the engine lock: both give the serial labels
     Zs = [normal(1500, 3, seed=s) for s in range(6)]
     want = [ma.partition.mdav(Z, 3) for Z in Zs]
     for pmin in (0, 1 << 40):
         with ThreadPoolExecutor(3) as pool:
-            got = list(pool.map(lambda Z, p=pmin: threads.run(mdav_kernel, Z, 3, 0, False, parallel_min=p)[0], Zs))
+            got = list(pool.map(lambda Z, p=pmin: compiled.threads.run(mdav_kernel.compiled(), Z, 3, 0, False,
+                                                                       parallel_min=p)[0], Zs))
         assert all(np.array_equal(a, b) for a, b in zip(got, want))
 
 

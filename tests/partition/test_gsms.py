@@ -1,7 +1,7 @@
 """GSMS (docs/methods.md §2.17): every step keeps the candidate group of least SSE(group) + SSE(rest)."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 
 import microagg as ma
 from microagg.partition.gsms import gsms
@@ -14,9 +14,9 @@ def sse(Z):
     return float(((Z - Z.mean(axis=0)) ** 2).sum()) if len(Z) else 0.0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k())
-def test_every_step_keeps_a_least_cost_candidate(zk):
+def test_every_step_keeps_a_least_cost_candidate(backend, zk):
     Z, k = zk
     labels = gsms(Z, k)
     assert np.array_equal(labels, gsms(Z, k))
@@ -34,7 +34,7 @@ def test_every_step_keeps_a_least_cost_candidate(zk):
         assert cost[chosen] <= min(cost.values()) + scale
 
 
-def test_first_step_on_a_small_example():
+def test_first_step_on_a_small_example(backend):
     # two tight pairs far apart and a middle cloud: the first group is the pair whose centroid is farthest
     Z = np.array([[0.0], [0.1], [0.2], [0.3], [10.0], [10.1], [-5.0], [-5.1]])
     labels = gsms(Z, 2)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
@@ -18,22 +18,22 @@ def none(n):
 
 @pytest.mark.parametrize("name", ["tarragona", "census"])
 @pytest.mark.parametrize("k", [3, 5])
-def test_without_categories_it_is_mdav_generic(benchmark_z, name, k):
+def test_without_categories_it_is_mdav_generic(backend, benchmark_z, name, k):
     Z = benchmark_z[name]
     assert (mdav_heterogeneous(Z, none(len(Z)), none(len(Z)), k) == ma.partition.mdav(Z, k)).all()
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k())
-def test_without_categories_it_is_mdav_generic_on_ties_too(data):
+def test_without_categories_it_is_mdav_generic_on_ties_too(backend, data):
     Z, k = data
     Z = ma.standardize(Z)
     assert (mdav_heterogeneous(Z, none(len(Z)), none(len(Z)), k) == ma.partition.mdav(Z, k)).all()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k(), st.integers(0, 2**32 - 1))
-def test_groups_are_k_to_2k_minus_1(data, seed):
+def test_groups_are_k_to_2k_minus_1(backend, data, seed):
     Z, k = data
     rng = np.random.default_rng(seed)
     P = rng.integers(0, 4, (len(Z), 1))
@@ -126,9 +126,9 @@ def reference(Z, P, N, k, mismatch=0.0):
     return labels
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k(), st.integers(0, 2**32 - 1), st.booleans())
-def test_the_kernel_is_the_plain_algorithm(data, seed, few):
+def test_the_kernel_is_the_plain_algorithm(backend, data, seed, few):
     Z, k = data
     rng = np.random.default_rng(seed)
     P = rng.integers(0, 2 if few else 5, (len(Z), rng.integers(0, 3)))
@@ -137,9 +137,9 @@ def test_the_kernel_is_the_plain_algorithm(data, seed, few):
     assert (mdav_heterogeneous(Z, P, N, k) == reference(Z, P, N, k)).all()
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k(), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 10.0]))
-def test_with_missing_cells_the_kernel_is_the_plain_algorithm(data, seed, mismatch):
+def test_with_missing_cells_the_kernel_is_the_plain_algorithm(backend, data, seed, mismatch):
     Z, k = data
     rng = np.random.default_rng(seed)
     P = rng.integers(0, 4, (len(Z), rng.integers(0, 3)))
@@ -152,9 +152,9 @@ def test_with_missing_cells_the_kernel_is_the_plain_algorithm(data, seed, mismat
     assert np.bincount(labels).min() >= k and np.bincount(labels).max() <= 2 * k - 1
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k(), st.integers(0, 2**32 - 1), st.floats(0.05, 1.0))
-def test_with_unknown_categories_the_kernel_is_the_plain_algorithm(data, seed, share):
+def test_with_unknown_categories_the_kernel_is_the_plain_algorithm(backend, data, seed, share):
     Z, k = data
     rng = np.random.default_rng(seed)
     P = rng.integers(0, 4, (len(Z), rng.integers(1, 3)))
@@ -177,9 +177,9 @@ def test_a_record_of_unknown_category_joins_the_records_it_is_near_on_the_others
     assert set(np.flatnonzero(labels == labels[9])) <= set(range(6, 12))
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 2**32 - 1), st.sampled_from([2, 3, 5]), st.sampled_from([0.0, 10.0]))
-def test_without_categories_missing_cells_give_mdav_with_partial_distances(seed, k, mismatch):
+def test_without_categories_missing_cells_give_mdav_with_partial_distances(backend, seed, k, mismatch):
     rng = np.random.default_rng(seed)
     Z = rng.normal(size=(int(rng.integers(k, 80)), int(rng.integers(1, 5))))
     Z[rng.random(Z.shape) < 0.2] = np.nan

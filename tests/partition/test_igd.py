@@ -3,7 +3,7 @@ refused where it would break a method's guarantee."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
@@ -42,9 +42,9 @@ def no_improving_move(Z, labels, k):
     return True
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(partitions())
-def test_never_worse_every_group_k_to_2k_minus_1_deterministic(zkl):
+def test_never_worse_every_group_k_to_2k_minus_1_deterministic(backend, zkl):
     Z, k, labels = zkl
     before = (Z.copy(), labels.copy())
     out = igd_refine(Z, labels, k)
@@ -59,7 +59,7 @@ def test_never_worse_every_group_k_to_2k_minus_1_deterministic(zkl):
 
 
 @pytest.mark.parametrize("method", ["mdav", "gsms", "projection"])
-def test_refines_the_casc_partitions(method):
+def test_refines_the_casc_partitions(backend, method):
     df = ma.load_dataset("tarragona")
     Z = ma.data.preprocess.standardize(df.to_numpy(float))
     labels = ma.registry.get_method("partition", method).func(Z, 3)
@@ -68,7 +68,7 @@ def test_refines_the_casc_partitions(method):
     assert no_improving_move(Z, out, 3)
 
 
-def test_decompose_dissolves_a_group_that_straddles_two_others():
+def test_decompose_dissolves_a_group_that_straddles_two_others(backend):
     # groups {0,1,2} and {6,7,8} sit on two clusters; {3,4,5} has one record near each and one between
     Z = np.array([[0.0], [0.1], [0.2], [0.05], [5.0], [10.05], [10.0], [10.1], [10.2]])
     labels = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2])
@@ -112,7 +112,7 @@ def test_bad_labels_get_one_message():
 
 
 @pytest.mark.parametrize("method", ["mhm", "gsms"])
-def test_huge_values_give_the_labels_of_the_same_data_scaled(method):
+def test_huge_values_give_the_labels_of_the_same_data_scaled(backend, method):
     # squared distances of values near 1e200 overflow float64; a power-of-two rescaling keeps every comparison
     Z = np.random.default_rng(1).normal(size=(40, 3))
     func = ma.registry.get_method("partition", method).func

@@ -2,14 +2,14 @@ import importlib
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
 from microagg.base.registry import partition_input
 from microagg.lab.reproduce import published
 from microagg.metrics import partition_information_loss
-from microagg.partition.compiled import brute, threads
+from microagg.partition import kernels
 
 from .reference import reference_mdav
 from .strategies import data_and_k
@@ -68,14 +68,22 @@ def test_oommen_table2_single_variant(benchmark_z):
             assert all(abs(o - float(p)) < 0.07 for o, p in zip(ours, values))
 
 
-# --- the fast engine against the obviously correct reference ---------------------------------------------
+# --- the engines against the obviously correct reference ---------------------------------------------
 
 
-@pytest.fixture(params=["brute", "screened"])
+@pytest.fixture(params=["numpy", "brute", "screened"])
 def on_engine(request, monkeypatch):
-    """Every MDAV run of the test on one engine: the brute-force one (``brute.MAX`` above every size) or the
-    screened one (``brute.MAX`` 0)."""
-    monkeypatch.setattr(brute, "MAX", 10 ** 9 if request.param == "brute" else 0)
+    """Every MDAV run of the test on one engine: the numpy engine, or compiled on the brute-force one (``brute.MAX``
+    above every size) or the screened one (``brute.MAX`` 0)."""
+    if request.param == "numpy":
+        with kernels.use_backend("numpy"):
+            yield
+        return
+    if not kernels.available():
+        pytest.skip("numba is not available here")
+    monkeypatch.setattr(kernels.runtime().brute, "MAX", 10 ** 9 if request.param == "brute" else 0)
+    with kernels.use_backend("compiled"):
+        yield
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -94,7 +102,7 @@ def test_engine_equals_reference_on_tie_heavy_integers(seed, on_engine):
             assert np.array_equal(ma.partition.mdav(Z, k, variant), reference_mdav(Z, k, variant))
 
 
-def test_parallel_screening_path_equals_reference():
+def test_parallel_screening_path_equals_reference(compiled):
     # passes split over two threads while they span more than one cell of the integer copy (engine.BLOCK records),
     # on duplicates and on wide dynamic range
     rng = np.random.default_rng(11)
@@ -103,16 +111,17 @@ def test_parallel_screening_path_equals_reference():
     for Z in (base, wide, np.vstack([wide, wide[:200]])):
         for variant, code in mdav_module.VARIANTS.items():
             Zc, k = partition_input(Z, 3)
-            labels = threads.run(mdav_module.mdav_kernel, Zc, k, code, False, parallel_min=0, threads=2)[0]
+            labels = compiled.threads.run(mdav_module.mdav_kernel.compiled(), Zc, k, code, False, parallel_min=0,
+                                          threads=2)[0]
             assert np.array_equal(labels, reference_mdav(Z, 3, variant))
 
 
 # --- properties ------------------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k(), st.sampled_from(VARIANTS))
-def test_partition_properties(zk, variant):
+def test_partition_properties(backend, zk, variant):
     Z, k = zk
     n = Z.shape[0]
     before = Z.copy()

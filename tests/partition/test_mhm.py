@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
@@ -45,9 +45,9 @@ def reference_path(Z):
     return np.array(path)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k())
-def test_path_follows_its_rules_and_2opt_only_shortens_it(zk):
+def test_path_follows_its_rules_and_2opt_only_shortens_it(backend, zk):
     Z, _ = zk
     path = nearest_point_next(Z)
     assert np.array_equal(path, reference_path(Z))  # farthest from the centroid, then nearest next; lowest row
@@ -57,9 +57,9 @@ def test_path_follows_its_rules_and_2opt_only_shortens_it(zk):
     assert length(Z, shorter) <= length(Z, path) * (1 + 1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k().filter(lambda zk: len(zk[0]) <= 13), st.booleans())
-def test_the_cut_is_optimal_for_the_path(zk, improve):
+def test_the_cut_is_optimal_for_the_path(backend, zk, improve):
     Z, k = zk
     path = nearest_point_next(Z)
     if improve:
@@ -72,13 +72,13 @@ def test_the_cut_is_optimal_for_the_path(zk, improve):
     assert sse(Z, labels) == pytest.approx(best_cut(Z, path, k), rel=1e-9, abs=1e-9)
 
 
-def test_one_attribute_cut_equals_the_univariate_optimum():
+def test_one_attribute_cut_equals_the_univariate_optimum(backend):
     x = np.random.default_rng(3).normal(size=200)
     order = np.argsort(x, kind="stable")
     assert np.array_equal(path_labels(x[:, None], order, 4), sorted_groups(x, 4, "optimal"))
 
 
-def test_two_opt_untangles_a_crossing():
+def test_two_opt_untangles_a_crossing(backend):
     # four points on a line visited 0, 2, 1, 3: the path doubles back, 2-opt straightens it
     Z = np.array([[0.0], [1.0], [2.0], [3.0]])
     path = np.array([0, 2, 1, 3])

@@ -8,12 +8,12 @@ from microagg.partition.missing import mdav_missing, partial_distances
 
 
 @pytest.mark.parametrize(("name", "k"), [("tarragona", 3), ("census", 5)])
-def test_complete_data_give_the_labels_of_mdav(name, k):
+def test_complete_data_give_the_labels_of_mdav(backend, name, k):
     Z = ma.standardize(ma.load_dataset(name))
     assert np.array_equal(mdav_missing(Z, k), ma.partition.mdav(Z, k=k))
 
 
-def test_missing_cells_still_give_groups_of_k_to_2k_minus_1():
+def test_missing_cells_still_give_groups_of_k_to_2k_minus_1(backend):
     rng = np.random.default_rng(3)
     Z = rng.normal(size=(200, 4))
     Z[rng.random(Z.shape) < 0.3] = np.nan
@@ -23,7 +23,7 @@ def test_missing_cells_still_give_groups_of_k_to_2k_minus_1():
         assert sizes.min() >= k and sizes.max() <= 2 * k - 1
 
 
-def test_partial_distance_is_rescaled_and_defined_without_shared_attributes():
+def test_partial_distance_is_rescaled_and_defined_without_shared_attributes(backend):
     Z = np.array([[1.0, np.nan, 3.0], [np.nan, 5.0, np.nan], [0.0, 0.0, 0.0]])
     observed = ~np.isnan(Z)
     y = np.array([0.0, np.nan, 1.0])
@@ -36,7 +36,7 @@ def test_partial_distance_is_rescaled_and_defined_without_shared_attributes():
     assert list(with_penalty - d) == [0.0, 30.0, 10.0]  # attributes observed in only one of the two
 
 
-def test_the_pattern_penalty_groups_alike_patterns_and_leaves_complete_data_alone():
+def test_the_pattern_penalty_groups_alike_patterns_and_leaves_complete_data_alone(backend):
     from microagg.partition.missing import PATTERN_PENALTY
     from microagg.privacy.safety import uniform_patterns
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
@@ -53,9 +53,9 @@ def moment_refusal(Z, labels):
     return "single group" if any(s and v for s, v in zip(single, varying)) else None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data_and_k(), st.sampled_from(PARTITIONERS), st.data())
-def test_every_partitioner(zk, name, data):
+def test_every_partitioner(backend, zk, name, data):
     Z, k = zk
     n, d = Z.shape
     method = get_method("partition", name)

@@ -7,7 +7,6 @@ import microagg as ma
 from microagg.base.registry import partition_input
 from microagg.lab.reproduce import published
 from microagg.metrics import partition_information_loss
-from microagg.partition.compiled import engine, threads
 
 from .reference_methods import reference_vmdav
 
@@ -44,13 +43,13 @@ def test_recomputed_centroid_does_not_reproduce(benchmark_z):
 @pytest.mark.parametrize("centroid", ["fixed", "remaining"])
 @pytest.mark.parametrize("name,k,gamma", [("tarragona", 3, 0.2), ("census", 5, 1.1), ("eia", 4, 1.1),
                                           ("census", 10, 0.2)])
-def test_engine_equals_reference_on_benchmarks(benchmark_z, name, k, gamma, centroid):
+def test_engine_equals_reference_on_benchmarks(benchmark_z, name, k, gamma, centroid, backend):
     Z = benchmark_z[name]
     assert np.array_equal(ma.partition.vmdav(Z, k, gamma, centroid), reference_vmdav(Z, k, gamma, centroid))
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_engine_equals_reference_on_tie_heavy_integers(seed):
+def test_engine_equals_reference_on_tie_heavy_integers(seed, backend):
     rng = np.random.default_rng(seed)
     Z = rng.integers(0, 3, size=(int(rng.integers(30, 150)), int(rng.integers(1, 5)))).astype(float)
     for k in (2, 3, 5):
@@ -60,14 +59,15 @@ def test_engine_equals_reference_on_tie_heavy_integers(seed):
                                       reference_vmdav(Z, k, gamma, centroid)), (k, gamma, centroid)
 
 
-def test_screened_pass_fallback_equals_reference():
+def test_screened_pass_fallback_equals_reference(compiled):
     # 10 independent dimensions: the prefix bounds fail and the queries go through the (parallel) screened pass
     rng = np.random.default_rng(5)
     Z = rng.standard_normal((400, 10))
     Zc, k = partition_input(Z, 3)
     for gamma in (0.2, 1.1):
-        for parallel_min in (0, engine.SEARCH_PARALLEL_MIN):
-            labels = threads.run(vmdav_module.vmdav_kernel, Zc, k, gamma, True, parallel_min=parallel_min, threads=2)
+        for parallel_min in (0, compiled.engine.SEARCH_PARALLEL_MIN):
+            labels = compiled.threads.run(vmdav_module.vmdav_kernel.compiled(), Zc, k, gamma, True,
+                                          parallel_min=parallel_min, threads=2)
             assert np.array_equal(labels, reference_vmdav(Z, 3, gamma))
 
 

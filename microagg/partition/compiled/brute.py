@@ -4,48 +4,23 @@ live record.
 The same interface and the same answers as the screened engine (every decision on ``engine.sqdist``, the lowest
 record index winning ties, the running sum updated in ascending record order), without its copies, screens and
 radial index. Below ``MAX`` records a run on it takes a few milliseconds more than on the screened engine, and its
-kernels compile in about a third of the time (the first call on a new machine; benchmarks/README.md). MDAV, V-MDAV,
-CV-MDAV and IAMAT run their own loop on it (``version_of``, ``pick``) below ``MAX`` records; MD does not (it takes
-its heap's bounds from the radial order's radii, which this engine does not compute).
+kernels compile in about a third of the time (the first call on a new machine; benchmarks/README.md). Compiled
+runs of MDAV, V-MDAV, CV-MDAV and IAMAT on fewer than ``MAX`` records run their loop on it (``kernels.run``: the
+same Python code, compiled a second time with the name ``engine`` bound to this module, so the two cannot drift
+apart); MD does not (it takes its heap's bounds from the radial order's radii, which this engine does not compute).
 """
 
 from __future__ import annotations
 
-import sys
-import types
-
 import numpy as np
-from numba import jit, njit
+from numba import njit
 
 from .engine import NONE, SHELLS, assign_rest, insert_nearest, knn, prefix_size, sqdist, start
 
 __all__ = ["MAX", "NONE", "SHELLS", "around", "assign_rest", "build_index", "close_group", "emit",
-           "farthest_from_centroid", "outside", "pick", "prefix", "prefix_size", "sqdist", "start", "version_of"]
+           "farthest_from_centroid", "outside", "prefix", "prefix_size", "sqdist", "start"]
 
 MAX = 1200  # runs on fewer records use this engine (read at the call)
-
-
-def version_of(kernel, *helpers):
-    """The compiled partitioner ``kernel`` (written against ``engine``) compiled once more on this engine: the same
-    Python code, with the name ``engine`` bound to this module, cached on disk as ``<name>_brute``; the compiled
-    ``helpers`` of its module that call the engine are compiled again the same way and called instead. One loop,
-    two engines, so the two cannot drift apart. The other names of the kernel's module are taken as they are now:
-    call this after the functions the kernel uses are defined."""
-    scope = dict(kernel.py_func.__globals__, engine=sys.modules[__name__])
-
-    def again(dispatcher):
-        f = dispatcher.py_func
-        g = types.FunctionType(f.__code__, scope, f.__name__ + "_brute", f.__defaults__, f.__closure__)
-        g.__qualname__, g.__module__, g.__doc__ = f.__qualname__ + "_brute", f.__module__, f.__doc__
-        return jit(cache=True, **dispatcher.targetoptions)(g)
-
-    scope.update({h.py_func.__name__: again(h) for h in helpers})
-    return again(kernel)
-
-
-def pick(kernel, small, Z):
-    """``small`` (``kernel``'s version on this engine) for a run on fewer than ``MAX`` records, else ``kernel``."""
-    return small if Z.shape[0] < MAX else kernel
 
 
 @njit(cache=True)

@@ -1,18 +1,22 @@
-"""numba's disk cache of the compiled kernels, kept in step with their sources.
+"""numba's disk cache of the compiled kernels, kept in step with their sources (loaded with the compiled runtime,
+``kernels.runtime``), and locked against other processes, kernel by kernel: numba's own classes are left as they
+are, so other numba code in the process caches as numba does.
 
 numba reuses a kernel compiled on an earlier run (``cache=True``) while the file that defines it is unchanged; it
-does not look at the files of the kernels it calls. MDAV's kernel (``partition/mdav.py``) carries the engine's passes
-(``partition/engine.py``) compiled into it, so after an update that changed the engine alone it would run the old
-passes — a wrong answer or a crash. :func:`refresh` keeps a fingerprint of every source file of the package that
-defines kernels beside the cache; when it differs (or is missing: a cache from before it existed), every cached kernel
-in the package's cache folders is removed, and they compile again on first use (``warmup`` says so when it happens).
+does not look at the files of the kernels it calls. MDAV's kernel (``partition/mdav.py``) carries the engine's
+passes (``partition/compiled/engine.py``) compiled into it, so after an update that changed the engine alone it would
+run the old passes — a wrong answer or a crash. :func:`refresh` keeps a fingerprint of every source file of the
+package that defines kernels beside the cache; when it differs (or is missing: a cache from before it existed), every
+cached kernel in the package's cache folders is removed, and they compile again on first use (``warmup`` says so when
+it happens).
 Limit: a process still running the old code that compiles a new kernel after the refresh of a newer one writes it
 under the new fingerprint; restarting such processes after an update avoids it.
 
-:func:`lock_cache_files` guards another hazard: numba names the file of a newly cached kernel after the index it has
-just read, so two processes that compile two versions of one kernel at once (a notebook and the dashboard on first
-use, or test workers) can both take the same name, and the index then points one version at the other's machine
-code: every later call of it crashes the interpreter until the cache is cleared.
+:func:`lock_cache_files` (and :func:`lock`, for each kernel built later) guards another hazard: numba names the file
+of a newly cached kernel after the index it has just read, so two processes that compile two versions of one kernel at
+once (a notebook and the dashboard on first use, or test workers) can both take the same name, and the index then
+points one version at the other's machine code: every later call of it crashes the interpreter until the cache is
+cleared.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numba
 from numba.core import caching
 from numba.core.dispatcher import Dispatcher
 
@@ -37,8 +42,13 @@ PACKAGE = Path(__file__).resolve().parents[2]  # microagg/
 
 
 def _cache_folder(module: ModuleType) -> Path | None:
-    """The folder numba caches ``module``'s kernels in (None if it defines no cached kernel)."""
+    """The folder numba caches ``module``'s kernels in (None if it defines no cached kernel): that of a compiled
+    function of the module, or of a kernel not compiled yet (a ``kernels.Kernel``, known by its numba ``options``;
+    asked of a dispatcher made for the purpose, which compiles nothing)."""
     for value in vars(module).values():
+        options = getattr(value, "options", None)
+        if isinstance(options, dict) and options.get("cache") and value.py_func.__module__ == module.__name__:
+            value = numba.njit(cache=True)(value.py_func)
         if isinstance(value, Dispatcher) and value.py_func.__module__ == module.__name__:
             path = value.stats.cache_path  # (None for a kernel without cache)
             if path:
@@ -104,15 +114,40 @@ def _one_at_a_time(method):
         with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             return method(self, *args)
-    locked.one_at_a_time = True
     return locked
 
 
-def lock_cache_files() -> None:
-    """Make each save to numba's disk cache (read the index, name the new file, write both) and each load one step
-    that no other process interleaves with, so concurrent compiles can no longer point the index at the wrong file.
-    Idempotent."""
-    if fcntl is None or getattr(caching.IndexDataCacheFile.save, "one_at_a_time", False):
-        return
-    caching.IndexDataCacheFile.save = _one_at_a_time(caching.IndexDataCacheFile.save)
-    caching.IndexDataCacheFile.load = _one_at_a_time(caching.IndexDataCacheFile.load)
+class LockedCacheFile(caching.IndexDataCacheFile):
+    """numba's cache file of one kernel, whose save (read the index, name the new file, write both) and load are
+    each one step that no other process interleaves with."""
+
+    save = _one_at_a_time(caching.IndexDataCacheFile.save)
+    load = _one_at_a_time(caching.IndexDataCacheFile.load)
+
+
+class LockedCache(caching.FunctionCache):
+    """numba's disk cache of one kernel, in a :class:`LockedCacheFile`."""
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file.__class__ = LockedCacheFile
+
+
+def lock(dispatcher: Dispatcher) -> Dispatcher:
+    """Give the kernel ``dispatcher`` (compiled with ``cache=True``, not run yet) the locked cache; returns it. A
+    kernel without cache, or a system without ``flock``, is left as numba made it."""
+    cache = getattr(dispatcher, "_cache", None)  # (numba's own attribute: should a later numba drop it, unlocked)
+    if fcntl is not None and isinstance(cache, caching.FunctionCache) and not isinstance(cache, LockedCache):
+        dispatcher._cache = LockedCache(dispatcher.py_func)
+    return dispatcher
+
+
+def lock_cache_files(modules: list[ModuleType] | None = None) -> None:
+    """:func:`lock` every cached kernel of ``modules`` (default: microagg's modules imported so far), so concurrent
+    compiles can no longer point an index at the wrong file. Idempotent."""
+    if modules is None:
+        modules = [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] == "microagg"]
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, Dispatcher) and value.py_func.__module__ == module.__name__:
+                lock(value)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from microagg.partition.compiled import kernel_cache
 
+from .. import fresh
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -46,6 +48,39 @@ def test_the_package_fingerprint_covers_every_kernel_module():
     assert {"engine.py", "mdav.py", "vmdav.py", "baselines.py"} <= names and "cli.py" not in names
 
 
+def test_a_module_of_kernels_not_compiled_yet_has_its_cache_folder():
+    mdav = importlib.import_module("microagg.partition.mdav")
+    folder = kernel_cache._cache_folder(mdav)
+    assert folder is not None and folder == kernel_cache._cache_folder(importlib.import_module(
+        "microagg.partition.vmdav"))  # (one folder per source folder)
+    assert kernel_cache._cache_folder(importlib.import_module("microagg.partition.univariate")) is None
+
+
+_IMPORT_ONLY = """
+import sys
+import microagg
+assert "numba" not in sys.modules, "importing microagg imported numba"
+from numba.core import caching
+from microagg.partition import kernels
+from microagg.partition.mdav import mdav_kernel
+rt = kernels.runtime()
+assert caching.IndexDataCacheFile.save.__qualname__ == "IndexDataCacheFile.save", "numba's class patched"
+sys.path.insert(0, sys.argv[1])
+from other import plus
+assert type(plus._cache) is caching.FunctionCache and plus(1) == 2, "another kernel's cache changed"
+for kernel in (rt.engine.sqdist, mdav_kernel.compiled(), mdav_kernel.compiled(rt.brute)):
+    assert type(kernel._cache._cache_file) is rt.kernel_cache.LockedCacheFile, kernel
+"""
+
+
+def test_only_microaggs_kernels_are_locked_when_the_compiled_runtime_loads(tmp_path):
+    (tmp_path / "other.py").write_text("from numba import njit\n\n\n@njit(cache=True)\ndef plus(x):\n"
+                                       "    return x + 1\n")
+    res = fresh.run(["-c", _IMPORT_ONLY, str(tmp_path)],
+                    {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path)})
+    assert res.returncode == 0, res.stderr
+
+
 def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed(tmp_path):
     """The case numba misses on its own: ``outer`` (a.py, unchanged) has ``inner`` (b.py) compiled into its cache."""
     (tmp_path / "b.py").write_text("from numba import njit\n\n\n@njit(cache=True)\ndef inner(x):\n    return x + 1\n")
@@ -71,8 +106,8 @@ def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed
     """)
 
     def outer(mode):
-        res = subprocess.run([sys.executable, "-c", run, mode], cwd=tmp_path, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}, timeout=300)
+        res = fresh.run(["-c", run, mode], {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"},
+                        cwd=tmp_path)
         assert res.returncode == 0, res.stderr
         return int(res.stdout.split()[-1])
 
@@ -84,15 +119,15 @@ def test_a_kernel_calling_another_file_runs_the_new_code_after_that_file_changed
 
 _SAVER = """
 import sys, time
-import microagg  # noqa: F401 (locks numba's cache files)
 from numba.core import caching
+from microagg.partition.compiled.kernel_cache import LockedCacheFile
 
 write_index = caching.IndexDataCacheFile._save_index
 def slow(self, overloads):  # a wide window between reading the index and writing it back
     time.sleep(0.6)
     write_index(self, overloads)
 caching.IndexDataCacheFile._save_index = slow
-cache = caching.IndexDataCacheFile(sys.argv[1], "probe", ("source", 1))
+cache = LockedCacheFile(sys.argv[1], "probe", ("source", 1))
 print("ready", flush=True)
 sys.stdin.readline()
 cache.save(sys.argv[2], "code of " + sys.argv[2])

@@ -20,8 +20,8 @@ def test_auto_threads_leave_busy_cores_alone():
 
 def test_the_thread_count_does_not_change_the_labels():
     Zc, k = partition_input(np.random.default_rng(3).standard_normal((300, 4)), 3)
-    assert np.array_equal(threads.run(mdav_kernel, Zc, k, 0, False, parallel_min=0, threads=1)[0],
-                          threads.run(mdav_kernel, Zc, k, 0, False, parallel_min=0, threads=2)[0])
+    assert np.array_equal(threads.run(mdav_kernel.compiled(), Zc, k, 0, False, parallel_min=0, threads=1)[0],
+                          threads.run(mdav_kernel.compiled(), Zc, k, 0, False, parallel_min=0, threads=2)[0])
 
 
 def test_run_picks_the_specialization_by_size(monkeypatch):
