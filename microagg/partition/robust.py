@@ -35,7 +35,6 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-from scipy.stats import chi2
 
 from ..base.registry import Param
 from .univariate import signed
@@ -124,6 +123,8 @@ def _start(S: np.ndarray, first: np.ndarray, rng: np.random.Generator, hs: int) 
 def consistency(alpha: float, d: int) -> float:
     """c(α) = α / P(χ²_{d+2} ≤ χ²_{d,α}): the factor that makes the covariance of the α share of a normal sample
     nearest to its centre consistent (Croux & Haesbroeck 1999)."""
+    from scipy.stats import chi2  # imported by the call that needs it: a plain import of microagg loads no scipy
+
     return alpha / chi2.cdf(chi2.ppf(alpha, d), d + 2) if alpha < 1 else 1.0
 
 
@@ -176,6 +177,8 @@ def _mcd(Z: np.ndarray, seed: int, starts: int) -> Mcd:
     raw = np.zeros(n, bool)
     raw[rows] = True
     center, scatter = _moments(Z, rows)
+    from scipy.stats import chi2
+
     keep = mahalanobis(Z, center, scatter * consistency(h / n, d)) <= chi2.ppf(CUTOFF, d)
     if keep.sum() > d:
         center, scatter = _moments(Z, np.flatnonzero(keep))
