@@ -18,6 +18,7 @@ from ..data.preprocess import Standardizer, as_frame, numeric_matrix, renormaliz
 from ..figures import plots
 from ..figures.plots import PALETTE, go, make_subplots
 from ..metrics.risk import exact_cells
+from ..partition.geometry import principal_axis
 from ..partition.warmup import announce_always
 from ..privacy.safety import identifiers
 from ..release.stages import release_values
@@ -207,7 +208,7 @@ def projection_scatter(xy: np.ndarray, labels, names=("x", "y"), title: str = "S
     """The records coloured by group with the projection axis drawn (first principal axis through the centroid,
     Domingo-Ferrer & Mateo-Sanz 2002): the groups are consecutive blocks of the records' positions on it."""
     labels = np.asarray(labels)
-    u = partition.univariate.principal_axis(xy)
+    u = principal_axis(xy)
     c = xy.mean(axis=0)
     s = (xy - c) @ u
     ends = c + np.outer([s.min() - 0.3, s.max() + 0.3], u)

@@ -26,7 +26,7 @@ from ..figures import plots, tables
 from ..figures.plots import go
 from ..metrics.attribute import t_closeness_by_class
 from ..metrics.registry import metrics
-from ..partition.missing import partial_distances
+from ..partition.geometry import partial_distances
 from ..release import recipe
 from ..release.release import Release
 from .explore import risk_utility

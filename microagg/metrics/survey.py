@@ -7,7 +7,7 @@ variances and correlations of the release against the original's. Registered (th
 ``evaluate(..., sampling_weights=w)``). The functions take missing cells (NaN): a moment uses the observed cells
 of each attribute (a correlation the records observing both), IL the cells observed in the original, a
 released-missing cell counting as the attribute's weighted mean; DLD links with the partial distances of the
-partition (``partition.missing.partial_distances``, docs/methods.md §8.2). ``Release.report`` computes these when cells
+partition (``partition.geometry.partial_distances``, docs/methods.md §8.2). ``Release.report`` computes these when cells
 are missing, since the other metrics need complete records.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..aggregate.survey import relative_weights
 from ..base.rows import LOWER
-from ..partition.missing import partial_distances
+from ..partition.geometry import partial_distances
 from ._arrays import correlation
 from .registry import Metric, register
 

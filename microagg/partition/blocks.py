@@ -3,7 +3,7 @@
 Exact MDAV is sequential and O(n^2 d / k); past a few million records it is replaced by a
 space-partitioning tree cut at medians: a node of more than B records is split into its
 floor(m/2) lowest and ceil(m/2) highest records along its first principal axis (standardized
-data; ``univariate.principal_axis``), equal projections in row order. The leaves are the blocks,
+data; ``geometry.principal_axis``), equal projections in row order. The leaves are the blocks,
 numbered in tree order (left first). The principal axis cuts fewer natural groups than the
 attribute of largest variance (``benchmarks/README.md``, "bench_scale.py").
 
@@ -33,8 +33,8 @@ from ..base.checks import check_int, check_k
 from ..base.errors import MicroaggError
 from ..base.registry import get_method, partition_input
 from . import kernels
+from .geometry import principal_axis
 from .igd import check_refine, refined
-from .univariate import principal_axis
 
 DEFAULT_BLOCK_SIZE = 50_000  # chosen from benchmarks/bench_scale.py (benchmarks/README.md, "bench_scale.py")
 

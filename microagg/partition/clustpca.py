@@ -3,7 +3,7 @@ cut into groups of k (sdcMicro's ``clustpca``, Templ, Kowarik & Meindl 2015; doc
 
 Inside a cluster the records are standardized by the cluster's own means and standard deviations (an attribute
 constant in the cluster contributes 0) and projected on the first principal axis of the cluster's correlation
-matrix (``univariate.principal_axis``, signed as R's ``princomp``), as sdcMicro projects ``scale(x[cluster, ])``.
+matrix (``geometry.principal_axis``, signed as R's ``princomp``), as sdcMicro projects ``scale(x[cluster, ])``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import numpy as np
 
 from ..base.registry import register
 from .clusters import CLUSTERED, clustered_groups
-from .univariate import principal_axis
+from .geometry import principal_axis
 
 
 def within_pca(Z: np.ndarray) -> np.ndarray:

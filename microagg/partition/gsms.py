@@ -22,8 +22,8 @@ import numpy as np
 
 from ..base.registry import register
 from . import numpy_engine as engine
+from .geometry import in_range
 from .kernels import kernel
-from .mhm import in_range
 from .numpy_engine import row_sums
 
 BATCH = 1 << 20  # distances computed at once by the numpy kernels' nearest-neighbour searches

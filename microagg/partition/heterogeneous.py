@@ -41,8 +41,8 @@ import numpy as np
 
 from ..base.registry import register_data_kernel
 from . import numpy_engine as engine
+from .geometry import partial_distance, partial_distances
 from .kernels import kernel
-from .missing import partial_distance, partial_distances
 from .numpy_engine import row_sums, sqdists
 
 UNKNOWN = 2.0  # an unknown category's term of the squared distance: every attribute's mean between two records

@@ -31,8 +31,9 @@ from ..base.checks import check_k
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
 from ..base.registry import Method, partition_input
+from .geometry import in_range
 from .kernels import kernel
-from .mhm import farthest, in_range
+from .mhm import farthest
 from .numpy_engine import row_sums
 
 MARGIN = 1e-12

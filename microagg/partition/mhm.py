@@ -17,21 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.registry import Param, register
+from .geometry import in_range
 from .kernels import kernel
 from .numpy_engine import row_sums, sqdists
 from .optimal import hm_breaks
 
 TWO_OPT_MARGIN = 1e-12  # a 2-opt move must shorten the path by more than this share of the two edges it removes
-LARGE = 2.0 ** 255  # above this magnitude a sum of squared differences could overflow
-
-
-def in_range(Z: np.ndarray) -> np.ndarray:
-    """``Z``, or ``Z`` times a power of two (exact) when its largest magnitude exceeds ``LARGE``: squared
-    distances then cannot overflow, and every comparison of them is the same as on ``Z``."""
-    top = float(np.abs(Z).max()) if Z.size else 0.0
-    return Z if top <= LARGE else Z * 2.0 ** -np.frexp(top)[1]
-
-
 @kernel(cache=True, nogil=True)
 def _sqdist(Z, a, b):
     s = 0.0

@@ -2,7 +2,7 @@
 
 The loop of MDAV-generic (Domingo-Ferrer & Torra 2005; ``mdav.py``, docs/methods.md §2.2) with two changes:
 distances are partial distances over the attributes observed in both points, rescaled to all attributes
-(Hathaway & Bezdek 2001; ``partial_distances``), and the centroid of the remaining records is, per
+(Hathaway & Bezdek 2001; ``geometry.partial_distances``), and the centroid of the remaining records is, per
 attribute, the mean of the records that observe it. Ties go to the lowest row index, as in ``mdav.py``. With
 ``mismatch`` > 0 every attribute observed in one point and missing in the other adds ``mismatch`` to the
 distance, so that records missing the same attributes are grouped together (fewer cells to suppress for
@@ -16,52 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.registry import register_data_kernel
-from .kernels import kernel
-from .numpy_engine import row_sums
+from .geometry import partial_distances
 
 PATTERN_PENALTY = 10.0  # the mismatch used when missing cells are released missing (docs/methods.md §8.5)
-
-
-@kernel(cache=True, nogil=True)
-def partial_distance(Z0, observed, i, y, seen, mismatch):
-    """The squared distance of record i (``Z0``: z-scores with missing cells 0, ``observed`` their mask) to the
-    point ``y`` (observed where ``seen``) over the attributes observed in both, summed attribute by attribute and
-    rescaled to all d: d / |O| · Σ_{t∈O} (z_t − y_t)² (the partial distance of Hathaway & Bezdek 2001); 2d when
-    they share none (docs/methods.md §8.2); plus ``mismatch`` per attribute observed in only one of the two. With
-    no missing cell and no mismatch, the squared Euclidean distance."""
-    d = Z0.shape[1]
-    sq, shared, differ = 0.0, 0, 0
-    for t in range(d):
-        if observed[i, t] and seen[t]:
-            diff = Z0[i, t] - y[t]
-            sq += diff * diff
-            shared += 1
-        elif observed[i, t] != seen[t]:
-            differ += 1
-    return (sq * (d / shared) if shared > 0 else 2.0 * d) + mismatch * differ
-
-
-@kernel(cache=True, nogil=True)
-def partial_distances(Z0, observed, rows, y, seen, mismatch):
-    """``partial_distance`` of every record of ``rows`` to the point ``y``."""
-    out = np.empty(len(rows))
-    for a in range(len(rows)):
-        out[a] = partial_distance(Z0, observed, rows[a], y, seen, mismatch)
-    return out
-
-
-@partial_distances.numpy
-def _partial_distances_numpy(Z0, observed, rows, y, seen, mismatch):
-    """``partial_distances`` vectorized, with the same arithmetic (a term for every attribute, 0 where unshared)."""
-    d = Z0.shape[1]
-    obs = observed[rows]
-    both = obs & seen
-    diff = np.where(both, Z0[rows] - y, 0.0)
-    sq = row_sums(np.ascontiguousarray((diff * diff).T))
-    shared = both.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        part = np.where(shared > 0, sq * (d / np.maximum(shared, 1)), 2.0 * d)
-    return part + mismatch * (obs != seen).sum(axis=1)
 
 
 def mdav_missing(Z: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:

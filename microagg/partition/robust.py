@@ -37,7 +37,7 @@ from math import comb
 import numpy as np
 
 from ..base.registry import Param
-from .univariate import signed
+from .geometry import signed
 
 STARTS = 500  # random (d+1)-subsets (Rousseeuw & Van Driessen 1999, §3)
 SUBSAMPLE = 1500  # records the starts are drawn from and first refined on (their merged set of 5 x 300)

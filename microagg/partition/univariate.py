@@ -33,6 +33,7 @@ import numpy as np
 
 from ..base.errors import MicroaggError
 from ..base.registry import Param, register
+from .geometry import principal_axis
 from .optimal import sorted_groups
 
 GROUPINGS = ("fixed", "optimal")
@@ -53,22 +54,6 @@ def projection_scores(Z, axis: str = "pca", column: int = 0) -> np.ndarray:
                                 f"below {Z.shape[1]} (the data have {Z.shape[1]} columns); got {column}.")
         return Z[:, column].copy()
     return Z @ principal_axis(Z)
-
-
-def principal_axis(Z: np.ndarray) -> np.ndarray:
-    """Unit first principal axis of the rows of ``Z``: the eigenvector of the largest eigenvalue of their covariance
-    matrix, signed so that its first nonzero component is positive (R's ``princomp``, docs/methods.md §5, decision
-    10)."""
-    centred = Z - Z.mean(axis=0)
-    return signed(np.linalg.eigh(centred.T @ centred / Z.shape[0])[1][:, -1])
-
-
-def signed(u: np.ndarray) -> np.ndarray:
-    """``u`` or ``-u``, whichever has its first nonzero component positive: the sign convention of R's ``princomp``
-    (first loading non-negative, R 3.5.0) and of Croux & Ruiz-Gazen 2005's projection-pursuit axes, which does not
-    depend on the eigensolver's build."""
-    nonzero = np.flatnonzero(u)
-    return -u if len(nonzero) and u[nonzero[0]] < 0 else u
 
 
 @register(

@@ -57,7 +57,7 @@ from ..metrics import dld, k_anonymity, sse
 from ..metrics.anonymity import size_stats
 from ..metrics.registry import metrics
 from ..partition.blocks import block_partition, split_blocks
-from ..partition.univariate import principal_axis
+from ..partition.geometry import principal_axis
 from ..privacy.roles import column_roles
 from ..privacy.safety import key_codes, permutation
 from .engines import Dask
@@ -130,7 +130,7 @@ def build_plan(Xs: np.ndarray, std: Standardizer, n: int, block_size: int) -> Bl
     """The split tree of a uniform sample ``Xs`` of ``n`` records (module docstring, step 3).
 
     A node is split while its sample stands for more than ``block_size`` records, at the lower median of
-    the projections of its z-scores (``std``) on their first principal axis (``univariate.principal_axis``),
+    the projections of its z-scores (``std``) on their first principal axis (``geometry.principal_axis``),
     unless they are all equal.
     """
     Zs = std.transform(Xs)

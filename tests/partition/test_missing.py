@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg.partition.missing import mdav_missing, partial_distances
+from microagg.partition.missing import mdav_missing
 
 
 @pytest.mark.parametrize(("name", "k"), [("tarragona", 3), ("census", 5)])
@@ -21,19 +21,6 @@ def test_missing_cells_still_give_groups_of_k_to_2k_minus_1(backend):
     for k in (2, 3, 7):
         sizes = np.bincount(mdav_missing(Z, k))
         assert sizes.min() >= k and sizes.max() <= 2 * k - 1
-
-
-def test_partial_distance_is_rescaled_and_defined_without_shared_attributes(backend):
-    Z = np.array([[1.0, np.nan, 3.0], [np.nan, 5.0, np.nan], [0.0, 0.0, 0.0]])
-    observed = ~np.isnan(Z)
-    y = np.array([0.0, np.nan, 1.0])
-    d = partial_distances(np.where(observed, Z, 0.0), observed, np.arange(3), np.nan_to_num(y), ~np.isnan(y), 0.0)
-    assert d[0] == (1 + 4) * 3 / 2      # two shared attributes, rescaled to three
-    assert d[1] == 2 * 3                # none shared: 2d
-    assert d[2] == 1 * 3 / 2
-    with_penalty = partial_distances(np.where(observed, Z, 0.0), observed, np.arange(3), np.nan_to_num(y),
-                                     ~np.isnan(y), 10.0)
-    assert list(with_penalty - d) == [0.0, 30.0, 10.0]  # attributes observed in only one of the two
 
 
 def test_the_pattern_penalty_groups_alike_patterns_and_leaves_complete_data_alone(backend):

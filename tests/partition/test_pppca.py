@@ -3,6 +3,7 @@
 import numpy as np
 
 import microagg as ma
+from microagg.partition.geometry import principal_axis
 from microagg.partition.optimal import sorted_groups
 from microagg.partition.robust import pp_axis
 
@@ -29,7 +30,7 @@ def test_groups_are_blocks_along_the_projection_pursuit_axis():
 def test_outliers_do_not_turn_the_axis_as_they_turn_the_principal_component():
     Z = outlying_line()
     _, a = pp_axis(Z)
-    u = ma.partition.univariate.principal_axis(Z)
+    u = principal_axis(Z)
     diagonal = np.array([1, 1]) / np.sqrt(2)
     assert abs(a @ diagonal) > 0.99 and abs(u @ diagonal) < 0.5
     sse = lambda lab: ((Z - ma.aggregate.mean(Z, lab)) ** 2).sum()  # noqa: E731

@@ -6,6 +6,7 @@ import pytest
 
 import microagg as ma
 from microagg.metrics import information_loss, partition_information_loss
+from microagg.partition.geometry import principal_axis
 
 
 def test_individual_ranking_groups_each_attribute_in_sorted_blocks():
@@ -77,14 +78,14 @@ def test_pca_axis_has_its_first_loading_positive_as_r_princomp():
     Z = np.column_stack([-0.3 * base + rng.standard_normal(31), base + 0.1 * rng.standard_normal(31),
                          -base + 0.6 * rng.standard_normal(31)])
     Z = (Z - Z.mean(0)) / Z.std(0)
-    u = ma.partition.univariate.principal_axis(Z)
+    u = principal_axis(Z)
     assert u[0] > 0 and u[1] < 0 and abs(u[1]) == np.abs(u).max()
     labels = ma.partition.projection(Z, 4)
     order = np.argsort(Z @ u, kind="stable")  # ascending scores on the R-signed axis
     assert list(labels[order]) == [g for g in range(7) for _ in range(4 if g < 6 else 7)]
     assert np.bincount(labels[order[-7:]]).max() == 7  # the 7 highest scores form the last group
     flat = np.column_stack([np.zeros(31), Z[:, 1:]])  # first loading exactly 0: the next one decides
-    v = ma.partition.univariate.principal_axis(flat)
+    v = principal_axis(flat)
     assert v[0] == 0 and v[np.flatnonzero(v)[0]] > 0
 
 
