@@ -20,7 +20,7 @@ import streamlit as st
 
 import microagg as ma
 from microagg.base.advice import scale_hint
-from microagg.base.registry import Method, Param, get_method, methods
+from microagg.base.registry import DIFFERENTIAL_PRIVACY, Method, Param, get_method, methods
 from microagg.base.rows import public
 from microagg.data.categories import MISSING as CATEGORIES_MISSING
 from microagg.data.categories import natural_order
@@ -33,12 +33,12 @@ from microagg.metrics.privacy import breaches
 from microagg.metrics.risk import RULE_TITLES, RULES
 from microagg.partition.compiled import warmup
 from microagg.partition.igd import REFINEMENTS, check_refine
-from microagg.privacy.roles import column_roles
 from microagg.privacy.safety import sampling_weight_columns
 from microagg.privacy.wishes import NAMES as WISHES
 from microagg.privacy.wishes import cells
 from microagg.release import recipe, stages
 from microagg.release.engines import MEMORY
+from microagg.release.spec import ReleaseSpec
 
 DOCS = Path(__file__).resolve().parent / "docs"
 MAX_UPLOAD_MB = 50  # also set as server.maxUploadSize in .streamlit/config.toml
@@ -113,25 +113,35 @@ def load(name: str, **kwargs) -> pd.DataFrame:
     return ma.load_dataset(name, **kwargs)
 
 
-def prepared(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, keep: tuple = (), keys: tuple = (),
-             strata: tuple = (), cats: tuple = (), weight: str | None = None, missing: str = "keep",
-             mcats: str = "refuse") -> stages.Prepared:
-    """The roles and standardize stages of the release on the sidebar's columns; ``cats`` the categorical
-    quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight column,
-    ``missing`` what to do with missing cells and ``mcats`` with missing categories (docs/methods.md §8)."""
-    roles = column_roles(df, list(columns), list(keep), list(confidential) or None, keys=list(keys),
-                         strata=list(strata), ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
-                         nominal=[c for c, kind, _ in cats if kind == "nominal"], sampling_weights=weight)
-    return stages.standardize(df, roles, k, missing, mcats)
+def spec_of(k: int, method: str = "mdav", aggregation: str = "mean", mparams: tuple = (), aparams: tuple = (),
+            columns: tuple = (), confidential: tuple = (), keep: tuple = (), keys: tuple = (), strata: tuple = (),
+            cats: tuple = (), weight: str | None = None, missing: str = "keep", refine: str = "none",
+            mcats: str = "refuse") -> ReleaseSpec:
+    """The release specification of the sidebar's choices (``release.spec``, validated like every door's); ``cats``
+    the categorical quasi-identifiers as (column, kind, order or None) triples, ``weight`` the sampling-weight
+    column, ``missing`` what to do with missing cells and ``mcats`` with missing categories (docs/methods.md §8)."""
+    return ReleaseSpec.of(k, method, aggregation, dict(mparams), dict(aparams), columns=columns, keep=keep,
+                          confidential=confidential, keys=keys, strata=strata,
+                          ordinal={c: list(o) for c, kind, o in cats if kind == "ordinal"},
+                          nominal=[c for c, kind, _ in cats if kind == "nominal"], sampling_weights=weight,
+                          missing=missing, refine=refine, missing_categories=mcats)
+
+
+def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> stages.Prepared:
+    """The roles and standardize stages of the release ``spec`` on ``df``."""
+    return stages.standardize(df, stages.roles_of(df, spec), spec)
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64)
 def partition(df: pd.DataFrame, columns: tuple, confidential: tuple, k: int, method: str, params: tuple,
               strata: tuple = (), cats: tuple = (), missing: str = "keep", refine: str = "none", mcats: str = "refuse"):
     """The partition stage alone (no aggregation, no report): its labels are then aggregated by :func:`release`."""
-    part = get_method("partition", method)
-    prep = prepared(df, columns, confidential, k, strata=strata, cats=cats, missing=missing, mcats=mcats)
-    return _caught(lambda: stages.partition(prep, part, part.resolve(dict(params)), MEMORY, refine)[0])
+    def run():
+        spec = spec_of(k, method, mparams=params, columns=columns, confidential=confidential, strata=strata,
+                       cats=cats, missing=missing, refine=refine, mcats=mcats)
+        return stages.partition(prepared(df, spec), spec)[0]
+
+    return _caught(run)
 
 
 # the report's metrics on every page (the headline, its caveats) and in the Aggregation tab's table; the others are
@@ -173,13 +183,11 @@ def release(df: pd.DataFrame, columns: tuple, confidential: tuple, keep: tuple, 
     hit). MicroaggError propagates. ``refine``: the refinement the partition had, recorded."""
 
     def run():
-        mp = get_method("partition", method).resolve(dict(mparams))
-        agg = get_method("aggregate", aggregation)
-        ap = agg.resolve(dict(aparams))
-        prep = prepared(df, columns, confidential, k, keep, keys, strata, cats, weight, missing, mcats)
-        masked = stages.aggregate(prep, labels, agg, ap)
-        rel = stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
-                             engine_info={**MEMORY.info(k), "refine": refine})
+        spec = spec_of(k, method, aggregation, mparams, aparams, columns, confidential, keep, keys, strata, cats,
+                       weight, missing, refine, mcats)
+        prep = prepared(df, spec)
+        rel = stages.release(prep, labels, stages.aggregate(prep, labels, spec), spec,
+                             {**MEMORY.info(k), "refine": refine})
         return rel, rel.in_input_order()
 
     (rel, in_order), notes = _caught(run)
@@ -475,7 +483,7 @@ class Setup:
     def privacy_source(self) -> Method:
         """The aggregation whose Δ and w every SL and breach uses: the sidebar's when it takes them, else the
         first one that does (P3M) with its defaults, so that all aggregations are compared alike."""
-        return self.agg if self.agg.personalized else next(m for m in methods("aggregate") if m.personalized)
+        return self.agg if self.agg.caps.personalized else next(m for m in methods("aggregate") if m.caps.personalized)
 
     @property
     def privacy(self) -> dict:
@@ -646,7 +654,7 @@ def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
     part = parts[choose(st.selectbox, "Partitioning method", list(parts), "method", list(parts)[0])]
     st.caption(f"{part.summary} — {part.source}")
     confidential: list[str] = []
-    if part.uses_roles:
+    if part.caps.uses_roles:
         default_conf = [c for c in df.attrs.get("roles", {}).get("confidential", []) if c in columns]
         confidential = choose_many(st.multiselect, "Confidential columns", columns, f"conf:{data_expr}", default_conf,
                                    help="Sensitive attributes: released unchanged, and used by this method to "
@@ -749,6 +757,10 @@ class Result:
     def params(self) -> dict:
         return self.released.rel.params
 
+    @property
+    def spec(self):
+        return self.released.rel.spec
+
     def report(self) -> pd.DataFrame:
         """Every metric: computed the first time a tab that shows it is opened for this release."""
         if (self.ekey, None) in self.released.reports:
@@ -835,8 +847,8 @@ def tab_partition(s: Setup, r: Result) -> None:
     with left:
         partition_scatter(s.masked, r.Z, r.labels)
     with right:
-        st.plotly_chart(figure("group_sizes", r.labels, s.k, bounded=s.part.bounded), width="stretch")
-        if s.part.bounded:
+        st.plotly_chart(figure("group_sizes", r.labels, s.k, bounded=s.part.caps.bounded), width="stretch")
+        if s.part.caps.bounded:
             st.caption(f"{s.part.title} keeps every group between k = {s.k} and 2k−1 = {2 * s.k - 1} records.")
         else:
             st.caption(f"{s.part.title} does not bound group sizes by 2k−1: only the minimum k = {s.k} holds"
@@ -1010,7 +1022,7 @@ def tab_risk(s: Setup, r: Result) -> None:
     if s.cats:
         st.caption("The map masks the numeric columns only: the categorical ones go through heterogeneous MDAV "
                    "alone, whose release is the one above (its changed categories are in the utility table).")
-    if s.agg.extras.get("differential_privacy"):
+    if s.agg.caps.privacy == DIFFERENTIAL_PRIVACY:
         st.info(f"The map compares partitioning methods under one aggregation; '{s.agg.title}' adds noise calibrated "
                 "to insensitive partitions only (docs/methods.md §7), so it has no map here. Notebook 4 draws IL and "
                 "DLD against ε for it; choose another aggregation to see the map.")
@@ -1162,8 +1174,8 @@ def tab_release(s: Setup, r: Result) -> None:
         full.dataframe(tables.formatted(report), hide_index=True, width="stretch", height=420)
     st.subheader("Reproduce this release")
     st.caption("Both write the same release.csv as the download button.")
-    st.code(recipe.python_snippet(r.params, s.data_expr), language="python")
-    st.code(recipe.cli_command(r.params, s.data_args), language="bash")
+    st.code(recipe.python_snippet(r.spec, s.data_expr), language="python")
+    st.code(recipe.cli_command(r.spec, s.data_args), language="bash")
 
 
 # --------------------------------------------------------------------------- page
@@ -1189,7 +1201,7 @@ def main() -> None:
             r = compute(s)
         except ma.MicroaggError as exc:
             problem = str(exc)
-    hint = scale_hint(len(s.df), len(s.masked), s.part.name) if s.columns else None
+    hint = scale_hint(len(s.df), len(s.masked), s.part) if s.columns else None
     if hint:
         st.info(f"This may take long: {hint}")
     if r is not None:

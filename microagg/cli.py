@@ -22,7 +22,6 @@ from .base.advice import duration, exact_seconds, heartbeat, scale_hint
 from .base.errors import MicroaggError
 from .base.registry import get_method, methods
 from .base.rows import public
-from .data.categories import MISSING as CATEGORIES_MISSING
 from .data.datasets import list_datasets, load_dataset
 from .data.io import check_output, read_csv, write_text
 from .figures import tables
@@ -30,10 +29,9 @@ from .lab.html_report import html_report
 from .lab.reproduce import REPRODUCIBLE, summary
 from .partition.blocks import DEFAULT_BLOCK_SIZE
 from .partition.compiled.warmup import Compiles
-from .partition.igd import REFINEMENTS
-from .release.engines import ENGINES, Blocks
-from .release.pipeline import microaggregate
-from .release.recipe import next_name, split_names
+from .release.engines import ENGINES, Blocks, Dask
+from .release.pipeline import release
+from .release.spec import OPTION, ReleaseSpec, add_arguments, cli_options
 
 
 def _parse_params(items: list[str], flag: str = "--param") -> dict[str, str]:
@@ -110,19 +108,6 @@ def _read_input(path: str, encoding: str | None, given: list[str]) -> pd.DataFra
     return table.data
 
 
-def _ordinal(items: list[str]) -> dict[str, list[str] | None]:
-    """``--ordinal COLUMN`` (natural sort) or ``--ordinal 'COLUMN=low<mid<high'`` (repeatable) as a dict."""
-    out = {}
-    for item in items:
-        name, start, sep = next_name(item, 0, "=", "--ordinal")
-        if not name or (sep and not item[start:].strip()):
-            raise MicroaggError(f"--ordinal expects COLUMN or COLUMN=low<...<high; got {item!r}.")
-        if name in out:
-            raise MicroaggError(f"--ordinal {name} is given twice; give it once.")
-        out[name] = split_names(item[start:], "<", "--ordinal") if sep else None
-    return out
-
-
 def _write(rel, args) -> None:
     rel.to_csv(args.out, spreadsheet_safe=not args.no_spreadsheet_safe, force=args.force)
     print(f"release written to {args.out}", file=sys.stderr)
@@ -137,47 +122,33 @@ def cmd_run(args) -> int:
         raise MicroaggError("--scheduler needs --engine dask.")
     if args.engine == "memory" and args.block_size is not None:
         raise MicroaggError("--block-size needs --engine blocks or --engine dask.")
-    if args.engine == "dask" and args.report:
-        raise MicroaggError("--report needs the release in memory: not with --engine dask (use memory or blocks).")
-    if args.engine == "dask" and (args.ordinal or args.nominal):
-        raise MicroaggError("--ordinal and --nominal need heterogeneous MDAV, which runs in memory: not with --engine "
-                            "dask.")
-    if args.engine == "dask" and args.refine != "none":
-        raise MicroaggError("--refine needs the memory or blocks engine, not --engine dask.")
-    if args.engine == "dask":
-        return _run_dask(args)
-    data_params = _data_params(args)
     if args.force and not (args.out or args.report):
         raise MicroaggError("--force allows --out or --report to replace an existing file: give one of them too.")
+    if args.engine == "dask" and (args.report or args.no_spreadsheet_safe or not args.out):
+        raise MicroaggError("--engine dask writes the release as Parquet files to --out DIRECTORY: give --out, and "
+                            "leave out --report (it needs the release in memory) and --no-spreadsheet-safe (CSV).")
+    spec = _spec(args)  # every option checked before any data is read
+    data_params = _data_params(args)
+    if args.engine == "dask":
+        return _run_dask(args, spec, data_params)
     for target in (args.out, args.report):
         if target:
             check_output(target, [args.input] if args.input else [], force=args.force)
     if args.out and args.report and check_output(args.out, force=True) == check_output(args.report, force=True):
         raise MicroaggError("--out and --report name the same file: give them different names.")
-    columns, keep, confidential = (_list(args, name) for name in ("columns", "keep", "confidential"))
-    params = _typed(_parse_params(args.param), args.method, args.aggregation)
-    categories = {"ordinal": _ordinal(args.ordinal), "nominal": _names(args, "nominal")}
-    given = [*(keep or []), *(_names(args, "keys") or []), *categories["ordinal"], *(categories["nominal"] or [])]
+    given = [*spec.keep, *spec.keys, *(c for c, _ in spec.ordinal), *spec.nominal]
     df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, given)
-    print(f"microaggregating {len(df)} records with {args.method} + {args.aggregation}, k = {args.k} ...",
+    print(f"microaggregating {len(df)} records with {spec.method} + {spec.aggregation}, k = {spec.k} ...",
           file=sys.stderr)
-    d = len(columns) if columns else sum(pd.api.types.is_numeric_dtype(t) for t in df.dtypes)
-    hint = scale_hint(len(df), d, args.method, args.engine)
+    d = len(spec.columns) if spec.columns else sum(pd.api.types.is_numeric_dtype(t) for t in df.dtypes)
+    hint = scale_hint(len(df), d, spec.partitioner, args.engine)
     if hint:
         print(f"note: {hint}", file=sys.stderr)
     t0 = time.perf_counter()
-    engine = Blocks(block_size=args.block_size) if args.engine == "blocks" else "memory"
-    own = {kind: {n: params.pop(n) for n in [p.name for p in get_method(kind, name).params if p.name == "seed"]
-                  if n in params} for kind, name in (("partition", args.method), ("aggregate", args.aggregation))}
     estimate = " (estimate: {} to {})".format(*map(duration, exact_seconds(len(df), d))) if hint else ""
     with heartbeat(estimate=estimate), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rel = microaggregate(df, args.k, method=args.method, aggregation=args.aggregation, columns=columns,
-                             keep=keep, renormalize=args.renormalize, confidential=confidential, **_safety(args),
-                             **categories,
-                             method_params=own["partition"], aggregation_params=own["aggregate"], engine=engine,
-                             sampling_weights=args.sampling_weights, missing=args.missing, refine=args.refine,
-                             missing_categories=args.missing_categories, **params)
+        rel = release(df, spec)
         report = rel.report()
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     for w in caught:
@@ -197,6 +168,19 @@ def cmd_run(args) -> int:
         write_text(page, args.report)  # checked before the work, with --out
         print(f"report written to {args.report} (keep it private: it holds the shuffle's seed)", file=sys.stderr)
     return 0
+
+
+def _spec(args) -> ReleaseSpec:
+    """The release's specification from the command line: its options (``spec.cli_options``), the engine of
+    ``--engine``, ``--block-size`` and ``--scheduler``, and ``--param`` typed by the registered parameters (a
+    method's own ``seed`` goes to it, ``--seed`` being the shuffle's)."""
+    params = _typed(_parse_params(args.param), args.method, args.aggregation)
+    own = {kind: {n: params.pop(n) for n in [p.name for p in get_method(kind, name).params if p.name == "seed"]
+                  if n in params} for kind, name in (("partition", args.method), ("aggregate", args.aggregation))}
+    engine = Dask(args.out, args.scheduler, args.block_size, progress=True, force=args.force, encoding=args.encoding) \
+        if args.engine == "dask" else Blocks(block_size=args.block_size) if args.engine == "blocks" else "memory"
+    return ReleaseSpec.of(args.k, args.method, args.aggregation, own["partition"], own["aggregate"], engine=engine,
+                          **cli_options(args), **params)
 
 
 def _recipe_data(args, data_params: dict) -> tuple[str, list[str]]:
@@ -226,51 +210,13 @@ def print_report(report: pd.DataFrame, full: bool) -> None:
               "private)")
 
 
-def _list(args, name: str) -> list[str] | None:
-    """The comma-separated column names of ``--name`` (``microagg.release.recipe.split_names``; None: not given or
-    "")."""
-    value = getattr(args, name)
-    return split_names(value, ",", f"--{name}") if value else None
-
-
-def _names(args, name: str) -> list[str] | None:
-    """The comma-separated column names of ``--name``, empty ones left out (``""``: none; None: not given)."""
-    value = getattr(args, name)
-    return None if value is None else [c for c in split_names(value, ",", f"--{name}") if c]
-
-
-def _safety(args) -> dict:
-    """The release options of README "Publishing a release safely" from the command line."""
-    return {"identifiers": _names(args, "identifiers"), "keys": _names(args, "keys"), "strata": _names(args, "strata"),
-            "shuffle": not args.no_shuffle, "seed": args.seed, "keep_index": args.keep_index}
-
-
-def _run_dask(args) -> int:
+def _run_dask(args, spec: ReleaseSpec, data_params: dict) -> int:
     """``run --engine dask``: the release as Parquet files in --out, dask's progress bar on stderr."""
-    from .release.scale import microaggregate_dask
-
-    if not args.out:
-        raise MicroaggError("--engine dask writes the release as Parquet files: give --out DIRECTORY.")
-    if args.renormalize:
-        raise MicroaggError("--renormalize is not available with --engine dask (it rescales over all records).")
-    if args.no_spreadsheet_safe:
-        raise MicroaggError("--no-spreadsheet-safe applies to CSV output; --engine dask writes Parquet files.")
-    if args.sampling_weights or args.missing != "keep" or args.missing_categories != "refuse":
-        raise MicroaggError("--sampling-weights, --missing and --missing-categories are not available with --engine "
-                            "dask; use the memory engine.")
-    data_params = _data_params(args)
     data = load_dataset(args.dataset, **data_params) if args.dataset else args.input
-    params = _typed(_parse_params(args.param), args.method, args.aggregation)
-    split = [(name, _list(args, name)) for name in ("columns", "keep", "confidential")]
-    print(f"microaggregating {args.input or args.dataset} with {args.method} + {args.aggregation} in blocks on Dask, "
-          f"k = {args.k} ...", file=sys.stderr)
+    print(f"microaggregating {args.input or args.dataset} with {spec.method} + {spec.aggregation} in blocks on Dask, "
+          f"k = {spec.k} ...", file=sys.stderr)
     t0 = time.perf_counter()
-    if args.keep_index:
-        raise MicroaggError("--keep-index is not available with --engine dask (it writes no index).")
-    safety = {n: v for n, v in _safety(args).items() if n != "keep_index" and (n != "seed" or v is not None)}
-    rel = microaggregate_dask(data, args.k, method=args.method, aggregation=args.aggregation, out=args.out,
-                              scheduler=args.scheduler, block_size=args.block_size, progress=True, force=args.force,
-                              encoding=args.encoding, **dict(split), **safety, **params)
+    rel = release(data, spec)
     print(f"done in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     print_report(rel.report(), args.full)
     print(f"release written to {args.out} ({len(rel.files)} Parquet files)", file=sys.stderr)
@@ -317,48 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="an argument of the data set, e.g. n=2000 or seed=1 for generators (repeatable)")
     run.add_argument("--input", help="CSV file with a header row; with --engine dask also Parquet files, a glob "
                      "pattern (quoted) or a directory")
-    run.add_argument("--columns", help="comma-separated columns to mask (default: every numeric column; a name "
-                     "holding a comma in double quotes, see below)")
-    run.add_argument("--keep", help="comma-separated columns to release unmasked (others are dropped)")
-    run.add_argument("--ordinal", action="append", default=[], metavar="COL[=a<b<c]",
-                     help="an ordinal quasi-identifier (text or numbers), masked by its group's lower median, with "
-                     "its categories from lowest to highest, e.g. 'education=none<primary<secondary'; without "
-                     "'=...' numbers take their order and text its natural sort, with a warning (repeatable; "
-                     "Domingo-Ferrer & Torra 2005)")
-    run.add_argument("--nominal", metavar="COLS", help="comma-separated nominal quasi-identifiers (categories "
-                     "without order), masked by their group's mode (Domingo-Ferrer & Torra 2005)")
-    run.add_argument("--confidential", help="comma-separated confidential columns: released unchanged, read by "
-                     "methods that use roles (hmpfsom); the masked columns are the quasi-identifiers")
-    run.add_argument("--identifiers", metavar="COLS", help="comma-separated identifier columns, neither masked nor "
-                     "released (default: detected: declared by the data set, a name like id/*_id/key/ssn, or values "
-                     "that look like record numbers; '' for none). Naming a column in --columns or --keep releases it")
-    run.add_argument("--keys", metavar="COLS", help="comma-separated key columns an intruder may know (categorical "
-                     "or numeric): released unmasked and counted in the k-anonymity check")
-    run.add_argument("--strata", metavar="COLS", help="comma-separated columns: microaggregate inside each "
-                     "combination of their values (each needs >= k records), so that --keys on the same columns "
-                     "stay k-anonymous")
-    run.add_argument("--seed", type=int, help="seed of the shuffle of the released rows (default: a fresh one; "
-                     "whoever knows it and the original can undo the shuffle)")
-    run.add_argument("--no-shuffle", action="store_true", help="release the rows in the input's order (links them "
-                     "to anyone holding the original's order)")
-    run.add_argument("--keep-index", action="store_true", help="write the input's row labels as the first column")
-    run.add_argument("--sampling-weights", metavar="COL", help="column of sampling weights (finite, > 0): "
-                     "weighted mean/median and weighted metrics; never masked, released only with --keep COL "
-                     "(docs/methods.md §8)")
-    run.add_argument("--missing", choices=("keep", "impute", "refuse"), default="keep",
-                     help="missing cells in masked columns: keep (default: microaggregated, released missing), "
-                          "impute (released as the group value) or refuse (stop with an error)")
-    run.add_argument("--missing-categories", choices=CATEGORIES_MISSING, default="refuse",
-                     help="missing cells in --ordinal/--nominal columns: refuse (default: stop with an error), impute "
-                          "(the group's category), category (a nominal column's own category) or drop (leave those "
-                          "records out); the report says what was done (docs/methods.md §8.8)")
-    run.add_argument("--k", type=int, required=True, help="minimum group size (integer >= 2)")
-    run.add_argument("--method", default="mdav", help="partitioning method (see 'methods')")
-    run.add_argument("--aggregation", default="mean", help="aggregation (see 'methods')")
-    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                     help="a method or aggregation parameter, e.g. variant=classic (repeatable)")
-    run.add_argument("--renormalize", action="store_true", help="restore unit variance (Mortazavi & Jalili 2017, "
-                                                                "Eq. 5)")
+    add_arguments(run)  # the release options (release.spec.OPTIONS), --k, --method, --aggregation, --param
     run.add_argument("--out", help="write the protected table to this CSV file (--engine dask: a new directory of "
                      "Parquet files); never the input, and not an existing file unless --force")
     run.add_argument("--report", help="also write the report as one self-contained HTML file (plots, recipe, "
@@ -372,10 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "spreadsheets do not run them as a formula)")
     run.add_argument("--full", action="store_true", help="print every row of the report (per attribute, with "
                      "directions and sources), not only the overall values")
-    run.add_argument("--engine", choices=ENGINES, default="memory", help="memory: the method on all records at "
-                     "once; blocks: inside blocks of at most --block-size records; dask: blocks on a Dask cluster")
-    run.add_argument("--refine", choices=REFINEMENTS, default="none", help="igd: refine the method's groups by "
-                     "iterative group decomposition, moving records where the SSE falls (docs/methods.md §2.18)")
+    run.add_argument("--engine", choices=ENGINES, default="memory", help=OPTION["engine"].help)
     run.add_argument("--block-size", type=int, help=f"records per block, at least 2k (default {DEFAULT_BLOCK_SIZE})")
     run.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (default: a LocalCluster "
                      "on this machine)")

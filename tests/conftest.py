@@ -15,7 +15,7 @@ def _compile_partitioners() -> None:
     warmup.warm_up()
     Z = ma.standardize(ma.load_dataset("census").iloc[:60])
     for method in ma.registry.methods("partition"):
-        if method.uses_roles:
+        if method.caps.uses_roles:
             with warnings.catch_warnings():  # HM-pfsom warns that 60 records make few diverse groups: not the point
                 warnings.simplefilter("ignore", UserWarning)
                 method.func(Z, 3, confidential=list(range(5, 13)))

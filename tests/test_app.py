@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import microagg as ma
-from microagg.base.registry import methods
+from microagg.base.registry import DIFFERENTIAL_PRIVACY, methods
 from microagg.lab.explore import risk_utility
 from microagg.metrics.risk import RULES
 
@@ -70,7 +70,7 @@ def test_every_method(method):
     at.selectbox(key="method").set_value(method.title).run()
     assert not at.exception and not at.error
     census = ma.load_dataset("census")
-    roles = {"confidential": ma.dataset_roles("census")["confidential"]} if method.uses_roles else {}
+    roles = {"confidential": ma.dataset_roles("census")["confidential"]} if method.caps.uses_roles else {}
     rel = ma.microaggregate(census, 5, method=method.name, **roles)  # the sidebar's defaults
     assert shown(at)["Information loss (IL)"] == f"{ma.metrics.information_loss(rel.Z, rel.Zp):.3f} %"
     assert shown(at)["k-anonymous"] == ("yes" if method.record_level else "NO")
@@ -99,7 +99,7 @@ def test_advanced_parameters_sit_in_an_expander():
 
 
 def test_methods_using_roles_get_the_data_sets_confidential_columns_and_explain_when_none():
-    title = next(m.title for m in methods("partition") if m.uses_roles)
+    title = next(m.title for m in methods("partition") if m.caps.uses_roles)
     at = start()
     at.selectbox(key="method").set_value(title).run()
     conf = at.sidebar.multiselect(key="conf:ma.load_dataset('census')")
@@ -114,7 +114,7 @@ def test_methods_using_roles_get_the_data_sets_confidential_columns_and_explain_
 
 # a differentially private aggregation needs bounds typed first: tests/test_app_dp.py
 @pytest.mark.parametrize("aggregation", [m.title for m in methods("aggregate")
-                                         if not m.extras.get("differential_privacy")])
+                                         if m.caps.privacy != DIFFERENTIAL_PRIVACY])
 def test_every_aggregation(aggregation):
     at = start()
     at.selectbox(key="aggregation").set_value(aggregation).run()
@@ -301,7 +301,7 @@ def test_every_method_parameter_and_k_at_their_extremes(method):
     at.radio(key="source").set_value("generated").run()
     at.number_input(key="n").set_value(300).run()
     at.selectbox(key="method").set_value(method.title).run()
-    if method.uses_roles:
+    if method.caps.uses_roles:
         conf = next(w for w in at.sidebar.multiselect if w.key.startswith("conf:"))
         conf.set_value(list(conf.options[-2:])).run()
     assert drive(at, ["k"]) == []  # k = 2 and k = n are valid for every method

@@ -110,7 +110,7 @@ def test_the_aggregation_tab_warns_only_about_the_aggregation_chosen():
     assert not at.warning, messages(at, "warning")  # Laplace was not chosen: a note, not a warning
     assert f"Not compared: {LAPLACE}" in messages(at, "caption")
     at.selectbox(key="aggregation").set_value(LAPLACE).run()
-    assert "needs the bounds" in messages(at, "error") + messages(at, "warning")
+    assert "calibrates its noise to an insensitive partition" in messages(at, "error")  # the one chosen, said
 
 
 def test_a_tab_setting_the_new_partition_cannot_take_is_changed_and_said():

@@ -12,6 +12,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # The package is grouped into wings, one folder each, from the ground up. A wing imports only wings on lower floors,
@@ -35,7 +37,7 @@ INNER = {
     "data": [{"preprocess", "io", "datasets", "categories"}],
     "privacy": [{"safety", "wishes", "bounds"}, {"roles"}],
     "figures": [{"plots", "tables"}],
-    "release": [{"release"}, {"engines"}, {"stages"}, {"scale"}, {"pipeline"}, {"recipe"}],
+    "release": [{"release"}, {"engines"}, {"spec"}, {"stages"}, {"scale"}, {"pipeline"}, {"recipe"}],
     "lab": [{"baselines"}, {"explore", "attacks", "reproduce"}, {"course", "html_report"}],
 }
 INNER_FLOOR = {wing: {room: level for level, rooms in enumerate(floors) for room in rooms}
@@ -201,3 +203,32 @@ def test_the_readme_examples_add_a_method_and_a_metric_in_one_file_each(tmp_path
     cli = subprocess.run([sys.executable, "-m", "microagg", "run", "--dataset", "census", "--k", "5", "--method",
                           "sum_ranking"], env=env, cwd=tmp_path, capture_output=True, text=True)
     assert cli.returncode == 0 and "sum_ranking" in cli.stdout + cli.stderr, cli.stderr
+
+
+@pytest.mark.parametrize("where", ["microagg/release/spec.py", "microagg/release/stages.py",
+                                   "tests/release/test_spec.py"])
+def test_the_readme_example_of_a_release_option_is_the_code_as_it_stands(where):
+    """The README's worked example of a release option (``strata_scaling``) quotes its three files: every line of
+    each excerpt is in the file it names, so the example cannot drift from the code."""
+    source = (ROOT / where).read_text(encoding="utf-8")
+    lines = [line.strip() for line in readme_example(where).splitlines() if line.strip()]
+    assert lines and [line for line in lines if line not in source] == []
+
+
+def test_a_release_option_reaches_every_door_from_its_row():
+    """One row of OPTIONS gives an option its flag, its place in the recipe and the report, and its refusal by an
+    engine that does not declare it; strata_scaling, the README's example, is checked through each."""
+    import argparse
+
+    import microagg as ma
+    from microagg.release.spec import OPTION, ReleaseSpec, add_arguments, cli_options
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--k", "3", "--strata", "r", "--strata-scaling", "stratum"])
+    spec = ReleaseSpec.of(3, **cli_options(args))
+    assert spec.strata_scaling == "stratum" and "--strata-scaling" in spec.argv()[0]
+    assert ("strata_scaling", "stratum") in spec.option_rows() and "strata_scaling='stratum'" in spec.python_call("df")
+    assert "--strata-scaling {file,stratum}" in parser.format_help() and OPTION["strata_scaling"].default == "file"
+    with pytest.raises(ma.MicroaggError, match="Dask engine does not take 'strata_scaling'"):
+        ReleaseSpec.of(3, strata=["r"], strata_scaling="stratum", engine=ma.engines.Dask(out="x"))

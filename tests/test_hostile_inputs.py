@@ -110,7 +110,7 @@ def test_release_to_csv_is_spreadsheet_safe_unless_turned_off(frame, tmp_path):
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"renormalize": "false"}, "renormalize must be True or False"),
+    ({"renormalize": "false"}, "'renormalize' must be True or False"),
     ({"n_jobs": 1}, "settings of an engine"),
     ({"aggregation": "p3m", "w": 0.5, "weights": "random"}, "'w' .* only with weights='given'"),
     ({"aggregation": "p3m", "w_seed": 3}, "'w_seed' .* only with weights='random'"),
@@ -307,11 +307,14 @@ def test_a_failure_while_writing_leaves_no_partial_release(files, capsys, monkey
 
 def test_large_inputs_get_a_time_estimate_and_the_block_hint(capsys):
     from microagg.base.advice import scale_hint
+    from microagg.base.registry import get_method
 
-    assert scale_hint(2_000_000, 10, "mdav") and "--engine blocks" in scale_hint(2_000_000, 10, "mdav")
-    assert scale_hint(10_000, 10, "mdav") is None
-    assert scale_hint(2_000_000, 10, "mdav", engine="blocks") is None
-    assert scale_hint(2_000_000, 10, "projection") is None
+    mdav = get_method("partition", "mdav")
+
+    assert scale_hint(2_000_000, 10, mdav) and "--engine blocks" in scale_hint(2_000_000, 10, mdav)
+    assert scale_hint(10_000, 10, mdav) is None
+    assert scale_hint(2_000_000, 10, mdav, engine="blocks") is None
+    assert scale_hint(2_000_000, 10, get_method("partition", "projection")) is None
 
 
 # ----------------------------------------------------------------------------- the Dask engine

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
-from ..base.registry import Param, register
+from ..base.registry import DIFFERENTIAL_PRIVACY, Param, register
 from ..base.rows import PRIVATE, report_row
 from ..privacy.bounds import BOUNDS, check_bounds, insensitive_keys, ranked_blocks
 
@@ -152,7 +152,7 @@ def laplace_with_report(X, labels, **params) -> tuple[np.ndarray, list[dict]]:
           summary="Group means plus Laplace noise calibrated to an insensitive partition (insensitive MDAV or "
                   "individual ranking): an ε-differentially private release. Needs bounds from knowledge of the "
                   "domain.",
-          params=PARAMS, with_report=laplace_with_report, original_units=True, differential_privacy=True)
+          params=PARAMS, report=laplace_with_report, units="original", privacy=DIFFERENTIAL_PRIVACY)
 def laplace(X, labels, epsilon=1.0, bounds=None, noise_seed=None, clip=False) -> np.ndarray:
     """Every record replaced by its group's mean plus Laplace noise of scale b_j = d · S_j / ε (docs/methods.md
     §7.3), ``X`` in the units of ``bounds``."""

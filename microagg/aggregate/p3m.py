@@ -271,8 +271,8 @@ def p3m_with_report(Z, labels, **params) -> tuple[np.ndarray, list[dict]]:
 @register("aggregate", "p3m", title="P3M (proximity-breach prevention)", source=SOURCE, params=PARAMS,
           summary="Shift each group's centroid so that released values keep a distance Δ from the originals "
                   "(weighted by w), preserving every attribute's mean and variance.",
-          with_report=p3m_with_report, preserves_moments=True,
-          personalized_privacy=True, checks_own_input=True)
+          report=p3m_with_report, preserves_moments=True,
+          personalized=True, checks_own_input=True)
 def p3m(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, w=0.001, weights: str = "given",
         w_seed: int = 1, solver: str = "dual", k: int | None = None) -> np.ndarray:
     """Release of P3M aggregation on partition ``labels`` (Mortazavi & Jalili 2017, §4, Eq. 14-18): one value per group

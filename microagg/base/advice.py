@@ -12,7 +12,6 @@ import sys
 import threading
 import time
 
-QUADRATIC = frozenset({"mdav", "vmdav", "cvmdav", "md", "iamat", "hmpfsom"})  # methods at least as slow as MDAV
 SECONDS_PER_N2 = (1.45e-10, 4e-10)  # per n² at d = 10: fastest and slowest measured (benchmarks/README.md)
 HINT_SECONDS = 60.0  # the slowest estimate above which the hint is shown
 
@@ -28,15 +27,16 @@ def duration(seconds: float) -> str:
         f"{seconds / 3600:.1f} h"
 
 
-def scale_hint(n: int, d: int, method: str, engine: str = "memory") -> str | None:
+def scale_hint(n: int, d: int, method, engine: str = "memory") -> str | None:
     """A sentence estimating the exact engine's time and suggesting the block engine, or None when the run is
-    expected to take less than a minute (or does not use the exact engine with an MDAV-type method)."""
-    if engine != "memory" or method not in QUADRATIC:
+    expected to take less than a minute (or does not use the exact engine with an MDAV-type method: a registered
+    ``method`` whose capabilities say ``quadratic``)."""
+    if engine != "memory" or not method.caps.quadratic:
         return None
     fast, slow = exact_seconds(n, d)
     if slow < HINT_SECONDS:
         return None
-    return (f"{method} on {n:,} records x {d} columns on the exact engine takes about {duration(fast)} to "
+    return (f"{method.name} on {n:,} records x {d} columns on the exact engine takes about {duration(fast)} to "
             f"{duration(slow)} or more (it grows as n²); the block engine (--engine blocks, engine='blocks') "
             "runs it inside blocks of about 10,000 records in seconds to minutes, for a small rise in information "
             "loss (README, Scaling out).")

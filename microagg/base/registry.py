@@ -162,6 +162,59 @@ def confidential_positions(Z: np.ndarray, confidential, who: str) -> np.ndarray:
 
 INPUTS = {"partition": partition_input, "aggregate": aggregate_input}
 ROLES = ("confidential",)  # what a method registered with uses_roles=True gets besides its parameters
+UNITS = ("z", "original")
+K_ANONYMITY, T_CLOSENESS, DIFFERENTIAL_PRIVACY = "k-anonymity", "k-anonymity and t-closeness", "ε-differential privacy"
+PRIVACY = (K_ANONYMITY, T_CLOSENESS, DIFFERENTIAL_PRIVACY)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a registered method is and accepts, typed (README, "Architecture"); set by :func:`register`'s keywords.
+
+    ``units``: the method works on z-scores of the masked columns ("z") or on their own units ("original":
+    insensitive MDAV's bounds, the Laplace mechanism's noise). ``privacy``: the model its release satisfies.
+    ``uses_roles``: a partitioner that reads the confidential columns (called with ``confidential=`` positions).
+    ``bounded``: every group has k to 2k−1 records (Domingo-Ferrer & Mateo-Sanz 2002). ``whole_table``: its
+    guarantee is relative to the whole table (t-closeness), so it never runs inside blocks or strata.
+    ``group_local``: an aggregation whose value for a group depends on that group only (it runs block by block).
+    ``personalized``: an aggregation taking the owners' wishes Δ and w (Mortazavi & Jalili 2017, §4), which are then
+    the settings of SL in its release's report. ``preserves_moments``: it keeps every mean and variance (renormalize
+    is refused). ``quadratic``: a partitioner at least as slow as MDAV (O(n² d / k)), for the time estimates.
+    ``insensitive``: the parameters under which a partitioner is insensitive (docs/methods.md §7). ``report``: a
+    hook ``(Z, labels, **params) -> (Z', rows)`` adding an aggregation's rows to the report."""
+
+    units: str = "z"
+    privacy: str = K_ANONYMITY
+    uses_roles: bool = False
+    bounded: bool = False
+    whole_table: bool = False
+    group_local: bool = False
+    personalized: bool = False
+    preserves_moments: bool = False
+    quadratic: bool = False
+    insensitive: tuple | None = None  # ((parameter, required value), ...); None: not insensitive
+    report: Callable | None = None
+
+    def __post_init__(self):
+        if self.units not in UNITS or self.privacy not in PRIVACY:
+            raise ValueError(f"units must be one of {UNITS} and privacy one of {PRIVACY}")
+
+
+@dataclass(frozen=True)
+class DataKernel:
+    """A kernel of a registered partitioner for data that is not all-numeric and complete (``data``: "categorical"
+    quasi-identifiers or "missing" cells), registered by :func:`register_data_kernel` and chosen by the release's
+    stages by what the data holds. Called as ``kernel(Z, k, cats, penalty)``: ``Z`` the masked z-scores (NaN where
+    missing), ``cats`` the (ordinal, nominal) codes or None, ``penalty`` per attribute observed in one of two records
+    only (docs/methods.md §8.5). It runs under the parameter values ``requires`` and on the ``engines`` named;
+    ``about`` says for a message what it is, ``records`` what the release records about it."""
+
+    data: str
+    kernel: Callable
+    requires: tuple  # ((parameter, value), ...)
+    engines: tuple
+    about: str
+    records: tuple = ()  # ((name, value), ...)
 
 
 @dataclass(frozen=True)
@@ -174,7 +227,7 @@ class Method:
     :meth:`resolve`; one that uses roles also gets ``confidential=`` positions. An aggregator's kernel is
     called as ``kernel(Z, labels, **params)`` with ``labels`` from ``labels.check_labels``. ``inputs``
     replaces the kind's data check (:data:`INPUTS`) for a method with rules of its own; it returns
-    (data, second argument, roles).
+    (data, second argument, roles). ``caps`` says what it is and accepts (:class:`Capabilities`).
     """
 
     kind: str
@@ -185,7 +238,7 @@ class Method:
     source: str
     params: tuple[Param, ...] = ()
     record_level: bool = True  # partitioners: one label per record (k-anonymous release)
-    extras: dict = field(default_factory=dict)
+    caps: Capabilities = field(default_factory=Capabilities)
     kernel: Callable | None = None  # None: ``func`` itself (a function that checks its own input)
     inputs: Callable | None = None  # None: the kind's check, INPUTS[kind]
 
@@ -193,49 +246,28 @@ class Method:
         if self.kernel is None:
             object.__setattr__(self, "kernel", self.func)
 
-    @property
-    def uses_roles(self) -> bool:
-        """Whether the method reads attribute roles (registered with ``uses_roles=True``).
-
-        Such a partitioner is called as ``func(Z, k, confidential=positions, **params)`` on the
-        quasi-identifiers and the confidential columns together; any other one sees the quasi-identifiers only.
-        """
-        return bool(self.extras.get("uses_roles", False))
-
-    @property
-    def bounded(self) -> bool:
-        """Whether a partitioner's groups all have k to 2k−1 records (registered with ``bounded=True``), the
-        bound of fixed- and variable-size MDAV-type methods (Domingo-Ferrer & Mateo-Sanz 2002)."""
-        return bool(self.extras.get("bounded", False))
-
-    @property
-    def whole_table(self) -> bool:
-        """Whether a partitioner's guarantee is relative to the whole table (registered with ``whole_table=True``:
-        t-closeness compares every group with the table's distribution), so it may not run inside blocks or
-        strata, where it would hold against each block's distribution only."""
-        return bool(self.extras.get("whole_table", False))
-
-    @property
-    def group_local(self) -> bool:
-        """Whether an aggregator's value for a group depends on that group's records only (registered with
-        ``group_local=True``: mean, median). Only such aggregators run block by block (``microagg.release.scale``)."""
-        return bool(self.extras.get("group_local", False))
-
-    @property
-    def personalized(self) -> bool:
-        """Whether the aggregation takes the owners' privacy wishes Δ and w (registered with
-        ``personalized_privacy=True``, Mortazavi & Jalili 2017, §4): its
-        ``delta``/``relative``/``w``/``weights``/``w_seed``
-        are then the settings of SL in its release's report (``microagg.privacy.wishes``)."""
-        return bool(self.extras.get("personalized_privacy", False))
-
     def insensitive(self, params: dict[str, Any]) -> bool:
         """Whether a partitioner with these resolved ``params`` is insensitive: replacing one record changes at most
         one member of each group, the property the Laplace aggregation's noise is calibrated to (docs/methods.md
         §7). Registered as ``insensitive={parameter: required value, ...}``; decided by the method and its
         parameters, never by the data."""
-        required = self.extras.get("insensitive")
-        return required is not None and all(params.get(n) == v for n, v in required.items())
+        required = self.caps.insensitive
+        return required is not None and all(params.get(n) == v for n, v in required)
+
+    def data_kernel(self, data: str, params: dict[str, Any], engine: str) -> DataKernel:
+        """The kernel of this partitioner for ``data`` ("categorical" or "missing") under ``params`` on ``engine``,
+        or a ``MicroaggError`` naming what can partition such data."""
+        dk = _DATA_KERNELS.get((self.kind, self.name, data))
+        if dk is not None and engine in dk.engines and all(params.get(n) == v for n, v in dk.requires):
+            return dk
+        offers = [f"method '{name}'" + "".join(f" with {n} {v!r}" for n, v in d.requires) +
+                  f" on the {' or '.join(d.engines)} engine" for (kind, name, dd), d in _DATA_KERNELS.items()
+                  if kind == self.kind and dd == data]
+        about = next((d.about for (kind, _, dd), d in _DATA_KERNELS.items() if kind == self.kind and dd == data),
+                     f"{data} data")
+        got = f"method '{self.name}'" + "".join(f" {n} {params.get(n)!r}" for n, _ in (dk.requires if dk else ()))
+        raise MicroaggError(f"{about}: only {' or '.join(offers) or 'no method'} partitions such data; got {got} on "
+                            f"the {engine} engine.")
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -274,7 +306,7 @@ class Method:
         ``given`` are parameters (resolved: checked, defaults filled in) and, for a method that uses roles,
         ``confidential``.
         """
-        roles = {r: given.pop(r) for r in ROLES if r in given} if self.uses_roles else {}
+        roles = {r: given.pop(r) for r in ROLES if r in given} if self.caps.uses_roles else {}
         params = self.resolve(given)
         if self.inputs is not None:
             data, arg, roles = self.inputs(data, arg, **roles)
@@ -291,22 +323,25 @@ class Method:
 
 
 _REGISTRY: dict[str, dict[str, Method]] = {kind: {} for kind in KINDS}
+_DATA_KERNELS: dict[tuple[str, str, str], DataKernel] = {}
 
 
 def register(kind: str, name: str, *, title: str, summary: str, source: str, params: tuple[Param, ...] = (),
              record_level: bool = True, inputs: Callable | None = None, checks_own_input: bool = False,
-             **extras) -> Callable:
+             insensitive: dict | None = None, **caps) -> Callable:
     """Decorator registering ``kernel`` as method ``name`` of ``kind``; returns the public function.
 
     The public function (``Method.func``) has the kernel's signature and docstring; it validates its
     arguments once (``Method.check``) and calls the kernel. With ``checks_own_input`` the decorated
-    function validates its arguments itself and is both ``func`` and ``kernel``.
+    function validates its arguments itself and is both ``func`` and ``kernel``. The other keywords are the
+    method's :class:`Capabilities` (``insensitive`` as ``{parameter: required value}``); an unknown one raises.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}")
+    capabilities = Capabilities(**caps, insensitive=None if insensitive is None else tuple(insensitive.items()))
 
     def deco(kernel: Callable) -> Callable:
-        method = Method(kind, name, kernel, title, summary, source, tuple(params), record_level, dict(extras),
+        method = Method(kind, name, kernel, title, summary, source, tuple(params), record_level, capabilities,
                         kernel, inputs)
         if not checks_own_input:
             method = replace(method, func=_public(kernel, method.check))
@@ -314,6 +349,14 @@ def register(kind: str, name: str, *, title: str, summary: str, source: str, par
         return method.func
 
     return deco
+
+
+def register_data_kernel(kind: str, name: str, data: str, kernel: Callable, *, requires: dict, engines: tuple,
+                         about: str, records: dict | None = None) -> None:
+    """Register ``kernel`` as what method ``name`` of ``kind`` runs on ``data`` ("categorical" or "missing"):
+    :class:`DataKernel`; the release's stages choose it by what the data holds (``Method.data_kernel``)."""
+    _DATA_KERNELS[(kind, name, data)] = DataKernel(data, kernel, tuple(requires.items()), tuple(engines), about,
+                                                   tuple((records or {}).items()))
 
 
 def _public(kernel: Callable, check: Callable) -> Callable:

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 def group_sizes(labels, k: int | None = None, bounded: bool = False, max_bars: int = 40) -> go.Figure:
     """Histogram of group sizes: one bar per size while at most ``max_bars`` sizes span the range, else bins of
     equal width. ``k`` is marked, and 2k−1 too when ``bounded`` (the partitioner guarantees sizes k..2k−1,
-    ``Method.bounded``).
+    ``Method.caps.bounded``).
 
     Per-attribute labels (n x d, individual ranking) count the groups of every attribute.
     """

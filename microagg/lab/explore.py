@@ -16,10 +16,10 @@ from ..data.preprocess import as_frame
 from ..metrics import group_stats
 from ..metrics.report import context
 from ..metrics.risk import RULE_METRICS, check_rule
-from ..privacy.roles import column_roles
 from ..privacy.wishes import NAMES as WISHES
 from ..release.pipeline import microaggregate
-from ..release.stages import standardize
+from ..release.spec import ReleaseSpec
+from ..release.stages import roles_of, standardize
 from .baselines import get_baseline
 
 SWEPT = ("IL", "PIL", "DLD", "SDID", "exact cells", "exact records")  # registered metrics; DLD by the chosen rule
@@ -73,7 +73,8 @@ def _baseline_rows(data, baselines: Baselines, columns, confidential, seed: int,
     todo = dict(baselines) if isinstance(baselines, Mapping) else {name: None for name in baselines}
     if not todo:
         return []
-    prep = standardize(as_frame(data), column_roles(as_frame(data), columns, None, confidential), 2)
+    df, spec = as_frame(data), ReleaseSpec.of(2, columns=columns, confidential=confidential)
+    prep = standardize(df, roles_of(df, spec), spec)
     rows = []
     for name, levels in todo.items():
         base = get_baseline(name)

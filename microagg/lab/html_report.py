@@ -22,7 +22,7 @@ from scipy.spatial import cKDTree
 
 from ..base.errors import MicroaggError
 from ..base.labels import GIVEN, pooled_labels
-from ..base.registry import get_method
+from ..base.registry import DIFFERENTIAL_PRIVACY, Capabilities, get_method
 from ..data.io import check_output, write_text
 from ..figures import plots, tables
 from ..metrics.attribute import t_closeness_by_class
@@ -175,7 +175,7 @@ def _given() -> SimpleNamespace:
     """What the report says of the partitioner of a release whose partition was given (``labels=``)."""
     return SimpleNamespace(name=GIVEN, title="a given partition", summary="groups computed elsewhere, passed as "
                            "labels= and checked (each of at least k records)", source="the caller", params=(),
-                           bounded=False)
+                           caps=Capabilities())
 
 
 def _survey(report: pd.DataFrame) -> pd.DataFrame:
@@ -220,16 +220,16 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     riskiest = np.lexsort((position, ratio))[:RISKIEST]
     risky = pd.DataFrame({"row in the released file (0 = first data row)": position[riskiest],
                           "linkage ratio": np.round(ratio[riskiest], 4), "group size": sizes[riskiest]})
-    figures = [_ru_figure(rel, report, sweep), plots.group_sizes(rel.labels, rel.k, method.bounded),
+    figures = [_ru_figure(rel, report, sweep), plots.group_sizes(rel.labels, rel.k, method.caps.bounded),
                _risk_figure(ratio)]
     embedded = [fig.to_html(full_html=False, include_plotlyjs=(i == 0), config={"displaylogo": False})
                 for i, fig in enumerate(figures)]
+    spec = rel.spec
     params = [("method", f"{method.title} ({method.name})"), ("k", rel.k),
               ("aggregation", f"{aggregation.title} ({aggregation.name})")]
-    params += [(f"{q.name} ({method.name})", p[q.name]) for q in method.params if q.name in p]
-    params += [(f"{q.name} ({aggregation.name})", p[q.name]) for q in aggregation.params if q.name in p]
-    params += [("renormalize", p.get("renormalize", False)), ("engine", p.get("engine", "memory")),
-               ("refine", p.get("refine", "none"))]
+    params += [(f"{n} ({method.name})", v) for n, v in spec.method_params.items()]
+    params += [(f"{n} ({aggregation.name})", v) for n, v in spec.aggregation_params.items()]
+    params += spec.option_rows()
     seeds = [("shuffle of the released rows", p.get("shuffle_seed") if p.get("shuffle") else "not shuffled")]
     seeds += [(f"{q.name} of {kind.name}", p[q.name]) for kind in (method, aggregation) for q in kind.params
               if "seed" in q.name and q.name in p]
@@ -248,7 +248,7 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
     summary += [(row.metric, tables.format_value(row.value, row.unit)) for row in _survey(report).itertuples()]
     sweep_note = "" if sweep is not None else f"<p class='note'>No sweep over k: {e(why)}.</p>"
     private, noise = "", ""
-    if aggregation.extras.get("differential_privacy"):  # ε, bounds, sensitivity, noise scale, seed (methods §7.3)
+    if aggregation.caps.privacy == DIFFERENTIAL_PRIVACY:  # ε, bounds, sensitivity, noise scale, seed (methods §7.3)
         noise = (" It also carries the seed of the Laplace noise: whoever holds it can take the noise off and read "
                  "the exact group means.")
         rows = report[report["metric"].str.startswith("DP ") | (report["metric"] == "differential privacy ε")]
@@ -272,8 +272,8 @@ expected share of records an intruder holding the originals re-identifies by nea
 <p>The {len(risky)} records linked most surely, by their row in the released file (no identifier is shown):</p>
 {_table(risky)}
 <h2>Recipe</h2>
-<pre>{e(recipe.python_snippet(p, data))}</pre>
-<pre>{e(recipe.cli_command(p, data_args))}</pre>
+<pre>{e(recipe.python_snippet(spec, data))}</pre>
+<pre>{e(recipe.cli_command(spec, data_args))}</pre>
 <h2>Versions and seeds</h2>{_pairs(list(versions().items()))}{_pairs(seeds)}
 """
     page = (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>microagg release report</title>"

@@ -54,12 +54,12 @@ def split_blocks(Z, k: int, block_size: int = DEFAULT_BLOCK_SIZE, blocks=None, s
     (column positions; default all).
     """
     Z, k = partition_input(Z, k)
-    return _split(Z, k, check_block_size(block_size, k), blocks,
+    return tree_blocks(Z, k, check_block_size(block_size, k), blocks,
                   np.arange(Z.shape[1]) if split_on is None else np.asarray(split_on, dtype=np.int64))
 
 
-def _split(Z: np.ndarray, k: int, B: int, blocks, cols: np.ndarray) -> np.ndarray:
-    """:func:`split_blocks` on validated input."""
+def tree_blocks(Z: np.ndarray, k: int, B: int, blocks, cols: np.ndarray) -> np.ndarray:
+    """:func:`split_blocks` on validated input: ``B`` checked, ``cols`` the split attributes."""
     if len(cols) == 0:
         raise MicroaggError("no attribute to split the blocks on: at least one column must be a quasi-identifier.")
     roots = [np.arange(len(Z))] if blocks is None else _given_blocks(blocks, len(Z), k)
@@ -111,23 +111,32 @@ def block_partition(Z, k: int, method: str = "mdav", block_size: int = DEFAULT_B
     registered with ``uses_roles`` gets ``confidential`` (column positions of ``Z``), which never
     drive the split. Per-attribute methods (individual ranking) get one offset per attribute. Every
     group has at least k records. ``Z``, ``k`` and ``params`` are validated once, as ``method`` validates
-    them, and the blocks go to its kernel (``Method.kernel``). ``refine="igd"`` refines the partition of every
-    block by IGD (``igd.py``; refused after a method whose guarantee it would break), so no group crosses a block.
+    them, and the blocks go to its kernel (:func:`partition_blocks`). ``refine="igd"`` refines the partition of
+    every block by IGD (``igd.py``; refused after a method whose guarantee it would break), so no group crosses a
+    block.
     """
     part = get_method("partition", method)
     refine = check_refine(refine, part)
     conf = [] if confidential is None else [int(c) for c in confidential]
-    if conf and not part.uses_roles:
+    if conf and not part.caps.uses_roles:
         raise MicroaggError(f"method '{method}' does not read confidential columns; leave 'confidential' out.")
-    roles = {"confidential": conf} if part.uses_roles else {}
+    roles = {"confidential": conf} if part.caps.uses_roles else {}
     Z, k, params = part.check(Z, check_k(k), **roles, **params)  # k >= 2 also for a method that accepts k = 1
     Z = np.ascontiguousarray(Z)  # the kernels' input (a method's own check may keep another memory order)
-    B = check_block_size(block_size, k)
     quasi = np.array([j for j in range(Z.shape[1]) if j not in conf], dtype=np.int64)
-    ids = _split(Z, k, B, blocks, quasi)
-    if part.whole_table and ids.max() > 0:
-        raise MicroaggError(f"method '{method}' guarantees its property against the whole table, not inside "
+    ids = tree_blocks(Z, k, check_block_size(block_size, k), blocks, quasi)
+    return partition_blocks(Z, k, part, params, ids, n_jobs, refine, quasi)
+
+
+def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray, n_jobs: int | None = None,
+                     refine: str = "none", quasi: np.ndarray | None = None) -> np.ndarray:
+    """:func:`block_partition` on validated input: the kernel of ``part`` (a registered partitioner, ``params``
+    resolved) inside every block of ``ids`` (each of at least k records), refined by ``refine`` on the columns
+    ``quasi`` (default all), the labels made global."""
+    if part.caps.whole_table and ids.max() > 0:
+        raise MicroaggError(f"method '{part.name}' guarantees its property against the whole table, not inside "
                             f"{ids.max() + 1} blocks or strata: use the memory engine without strata.")
+    quasi = np.arange(Z.shape[1]) if quasi is None else quasi
     order = np.argsort(ids, kind="stable")
     rows = np.split(order, np.cumsum(np.bincount(ids))[:-1])
     n_jobs = (os.cpu_count() or 1) if n_jobs is None else int(n_jobs)

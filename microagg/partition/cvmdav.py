@@ -140,6 +140,7 @@ cvmdav_kernel_brute = brute.version_of(cvmdav_kernel)  # (runs on fewer than bru
         Param("zself", "bool", False, "y_j counts among its own k nearest neighbours (literal: no)",
               source="Chettri, Paul & Dutta, §4 step 2.8.iii", label="y_j among its own neighbours", advanced=True),
     ),
+    quadratic=True,
 )
 def cvmdav(Z, k: int, gamma: float = 1.1, cap: str = "2k", last: str = "2k-1", step4: str = ">",
            zself: bool = False) -> np.ndarray:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..base.registry import register_data_kernel
 from .compiled.engine import insert_nearest
 from .missing import partial_distance
 
@@ -220,3 +221,11 @@ def _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_
             if N[i, t] >= 0:
                 countn[t, N[i, t]] -= 1
     return n_live - members.shape[0]
+
+
+register_data_kernel(
+    "partition", "mdav", "categorical", lambda Z, k, cats, penalty: mdav_heterogeneous(Z, *cats, k, penalty),
+    requires={"variant": "generic"}, engines=("memory",),
+    records={"distance": "heterogeneous (Domingo-Ferrer & Torra 2005)"},
+    about="ordinal or nominal quasi-identifiers are grouped by heterogeneous MDAV (Domingo-Ferrer & Torra 2005; or "
+          "the categorical columns released as keys with strata instead)")

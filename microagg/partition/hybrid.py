@@ -300,6 +300,7 @@ def _steps(Z: np.ndarray, k: int, confidential, **p) -> HmPfsomTrace:
     source="Abidi, Ben Yahia & Perera 2018, Algorithms 1-2, §3.3 (PFCM: Pal et al. 2005; PCAES: Wu & Yang 2005)",
     params=PARAMS,
     uses_roles=True,
+    quadratic=True,
     inputs=_inputs,
 )
 def hm_pfsom(Z, k: int, confidential, **params) -> np.ndarray:

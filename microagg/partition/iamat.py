@@ -94,6 +94,7 @@ iamat_kernel_brute = brute.version_of(iamat_kernel)  # (runs on fewer than brute
 @register(
     "partition", "iamat",
     bounded=True,
+    quadratic=True,
     title="IAMAT",
     summary="Interactive-associative MAT: groups of k grown from the record farthest from the data centroid, "
             "adding the record with the largest product of associations (nearest to the group's centroid).",

@@ -243,10 +243,10 @@ def check_refine(refine, part: Method) -> str:
         return refine
     why = ("it groups each attribute separately (one labelling per attribute)" if not part.record_level else
            "its groups are chosen for the confidential columns too (diversity or t-closeness), which moving "
-           "records by the SSE of the masked columns would break" if part.uses_roles or part.whole_table else
+           "records by the SSE of the masked columns would break" if part.caps.uses_roles or part.caps.whole_table else
            "its order is fixed by the attribute bounds so that one record moves at most one member of each group "
            "(insensitivity, docs/methods.md §7.1), which moving records by SSE would break"
-           if part.extras.get("original_units") else "")
+           if part.caps.units == "original" else "")
     if why:
         raise MicroaggError(f"refine={refine!r} cannot follow method '{part.name}': {why}. Leave refine out.")
     return refine

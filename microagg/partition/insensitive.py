@@ -29,7 +29,7 @@ from ..privacy.bounds import BOUNDS, SOURCE, check_bounds, insensitive_keys, ran
           summary="Records sorted by their distance to a corner fixed by the attribute bounds and cut into groups "
                   "of k: replacing one record changes at most one member of each group, so the Laplace aggregation "
                   "can make the release ε-differentially private.",
-          source=SOURCE, params=(BOUNDS,), bounded=True, original_units=True, insensitive={})
+          source=SOURCE, params=(BOUNDS,), bounded=True, units="original", insensitive={})
 def insensitive_mdav(X, k: int, bounds=None) -> np.ndarray:
     """Labels 0..m-1 from the corner outwards of the insensitive partition of ``X`` (original units; docs/methods.md
     §7.1)."""

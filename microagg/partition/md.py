@@ -164,6 +164,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
 @register(
     "partition", "md",
     bounded=True,
+    quadratic=True,
     title="MD (maximum distance)",
     summary="Like MDAV, but each iteration grows two groups of k from the two mutually most distant records.",
     source="Domingo-Ferrer & Mateo-Sanz 2002; Chettri, Paul & Dutta, §3",

@@ -140,6 +140,7 @@ def _run(Z, k: int, variant: str, trace: bool):
 @register(
     "partition", "mdav",
     bounded=True,
+    quadratic=True,
     title="MDAV",
     summary="Maximum distance to average vector: groups of k grown from the records farthest "
             "from the centroid (and farthest from those).",

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..base.registry import register_data_kernel
+
 PATTERN_PENALTY = 10.0  # the mismatch used when missing cells are released missing (docs/methods.md §8.5)
 
 
@@ -93,3 +95,10 @@ def mdav_missing(Z: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:
         take(farthest(centroid()))
     labels[left] = group
     return labels
+
+
+register_data_kernel(
+    "partition", "mdav", "missing", lambda Z, k, cats, penalty: mdav_missing(Z, k, penalty),
+    requires={"variant": "generic"}, engines=("memory",),
+    about="some masked cells are missing: records with missing cells are grouped by MDAV-generic with partial "
+          "distances (docs/methods.md §8.2; or missing='refuse', the cells filled by you)")

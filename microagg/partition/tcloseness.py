@@ -34,7 +34,7 @@ import numpy as np
 
 from ..base.checks import as_matrix, check_finite, check_k, check_size
 from ..base.errors import MicroaggError
-from ..base.registry import Param, confidential_positions, get_method, register
+from ..base.registry import T_CLOSENESS, Param, confidential_positions, get_method, register
 from .compiled import engine
 
 VARIANTS = ("tfirst", "kfirst")
@@ -204,6 +204,7 @@ def _inputs(Z, k, confidential=None) -> tuple[np.ndarray, int, dict]:
     ),
     uses_roles=True,
     whole_table=True,
+    privacy=T_CLOSENESS,
     inputs=_inputs,
 )
 def t_closeness(Z, k: int, confidential, t: float = 0.2, variant: str = "tfirst") -> np.ndarray:

@@ -120,6 +120,7 @@ vmdav_kernel_brute = brute.version_of(vmdav_kernel, _fill)  # (runs on fewer tha
 @register(
     "partition", "vmdav",
     bounded=True,
+    quadratic=True,
     title="V-MDAV",
     summary="Variable-size MDAV: each group of k grows up to 2k-1 while the nearest outsider is much closer "
             "to the group than to the rest (gain factor gamma).",

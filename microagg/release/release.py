@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,8 @@ from ..metrics.report import COLUMNS, evaluate_arrays
 from ..metrics.survey import missing_rows
 from ..privacy.wishes import NAMES as WISHES
 
+if TYPE_CHECKING:
+    from .spec import ReleaseSpec  # the release's options; spec.py stands above this module
 
 @dataclass(frozen=True)
 class Release:
@@ -77,6 +80,7 @@ class Release:
     inputs: tuple[str, ...] = ()  # the files the input was read from: no writer replaces them, even with force
     keys_strata: pd.DataFrame | None = field(default=None, repr=False)  # the input's key and stratum columns
     categories_missing: dict | None = None  # with a missing category: what was done (docs/methods.md §8.8)
+    spec: ReleaseSpec | None = field(default=None, repr=False)  # every option, resolved (``release.spec``)
 
     @property
     def k(self) -> int:
@@ -107,7 +111,7 @@ class Release:
         dropped and kept. With confidential columns, SSE_i (Abidi, Ben Yahia & Perera 2018, Eq. 2) is their spread
         within the
         groups, in z units. SL uses the release's own Δ and w when its aggregation takes them
-        (``Method.personalized``, P3M), unless ``params`` say otherwise. ``metrics`` names the metrics of
+        (``Method.caps.personalized``, P3M), unless ``params`` say otherwise. ``metrics`` names the metrics of
         ``evaluate`` to compute (default every one; e.g. a headline without the costly ones): the same values,
         and every row that is not a metric of ``evaluate``.
         """
@@ -116,7 +120,7 @@ class Release:
             raise MicroaggError(f"this release's confidential columns are {self.confidential}; SSE_i, l-diversity, "
                                 "t-closeness and the inference attack use them, so leave 'confidential' out of "
                                 "report().")
-        if get_method("aggregate", self.params["aggregation"]).personalized:
+        if get_method("aggregate", self.params["aggregation"]).caps.personalized:
             for name in WISHES:
                 params.setdefault(name, self.params[name])
         X = self.original[self.masked].to_numpy(dtype=np.float64)

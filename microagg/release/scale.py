@@ -47,7 +47,6 @@ import fsspec
 import numpy as np
 import pandas as pd
 
-from ..base.checks import check_k
 from ..base.errors import MicroaggError
 from ..base.registry import get_method
 from ..base.rows import column_rows, group_rows, report_row, safety_rows
@@ -56,11 +55,13 @@ from ..data.preprocess import Standardizer, _is_numeric, as_frame, check_scale
 from ..metrics import dld, k_anonymity, sse
 from ..metrics.anonymity import size_stats
 from ..metrics.registry import metrics
-from ..partition.blocks import DEFAULT_BLOCK_SIZE, block_partition, check_block_size, split_blocks
+from ..partition.blocks import block_partition, split_blocks
 from ..partition.univariate import principal_axis
 from ..privacy.roles import column_roles
 from ..privacy.safety import key_codes, permutation
-from .stages import release_values, resolve_methods
+from .engines import Dask
+from .spec import ReleaseSpec
+from .stages import release_values
 
 SAMPLE_SIZE = 200_000      # records sampled to build the split tree, at least
 LEAF_SAMPLE = 20           # ... and at least this many per leaf of B records (20 n / B in all)
@@ -223,12 +224,11 @@ class _Job:
     keys: list[str]
 
 
-def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "mean", columns=None, keep=None,
-                        confidential=None, identifiers=None, keys=None, strata=None, shuffle: bool = True,
-                        method_params: dict | None = None, aggregation_params: dict | None = None,
-                        out=None, scheduler=None, block_size: int | None = None, sample_size: int | None = None,
-                        dld_sample: int = DLD_SAMPLE, seed: int | None = None, progress: bool = False,
-                        force: bool = False, encoding: str | None = None, **params) -> DaskRelease:
+def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "mean",
+                        method_params: dict | None = None, aggregation_params: dict | None = None, out=None,
+                        scheduler=None, block_size: int | None = None, sample_size: int | None = None,
+                        dld_sample: int | None = None, progress: bool = False, force: bool = False,
+                        encoding: str | None = None, **options) -> DaskRelease:
     """Microaggregate ``data`` block by block on Dask and write the release to ``out`` (module docstring).
 
     ``data``: a path, glob pattern, directory or list of CSV or Parquet files, or a dask or pandas
@@ -252,33 +252,27 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     aggregation must be group-local (mean, median) and the method give one label per record.
     ``progress`` shows dask's progress bar on stderr for each pass.
     """
-    k = check_k(k)
-    B = check_block_size(DEFAULT_BLOCK_SIZE if block_size is None else block_size, k)
-    part, agg, mp, ap = resolve_methods(method, aggregation, params, method_params, aggregation_params)
-    if part.whole_table:
-        raise MicroaggError(f"method '{method}' guarantees its property against the whole table: it cannot run block "
-                            "by block on Dask; use the memory engine.")
-    if part.extras.get("original_units") or agg.extras.get("original_units"):  # docs/methods.md §7
-        raise MicroaggError(f"'{method}' with '{aggregation}' works in the data's own units on the whole table; the "
-                            "Dask engine partitions z-scores block by block: use the memory engine.")
-    if not part.record_level:
-        raise MicroaggError(f"method '{method}' groups each attribute separately; the Dask engine releases "
-                            "k-anonymous records only: choose a method with one group per record.")
-    if not agg.group_local:
-        raise MicroaggError(f"aggregation '{aggregation}' is not group-local (it solves one problem over all groups), "
-                            "so it cannot run block by block; use engine='blocks' or aggregation 'mean' or 'median'.")
-    shuffle_seed = permutation(0, seed)[1]  # checks seed; a fresh one when None
-    seed = 0 if seed is None else seed
-    for name, value, low in (("sample_size", 1 if sample_size is None else sample_size, 1),
-                             ("dld_sample", dld_sample, 0), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise MicroaggError(f"{name} must be an integer >= {low}; got {value!r}.")
-    if out is None:
-        raise MicroaggError("engine='dask' writes the release as Parquet files: give out='a new directory'.")
-    if not isinstance(shuffle, (bool, np.bool_)):
-        raise MicroaggError(f"'shuffle' must be True or False; got {shuffle!r}.")
+    engine = Dask(out, scheduler, block_size, sample_size, dld_sample, progress, force, encoding)
+    return release_dask(data, ReleaseSpec.of(k, method, aggregation, method_params, aggregation_params,
+                                             engine=engine, **options))
+
+
+def release_dask(data, spec: ReleaseSpec) -> DaskRelease:
+    """The release of ``data`` under ``spec``, whose engine is a :class:`~microagg.release.engines.Dask` (its
+    options checked against the engine's ``accepts``): :func:`microaggregate_dask`."""
+    engine, k = spec.engine, spec.k
+    B = engine.size(k)
+    part, agg, mp, ap = spec.partitioner, spec.aggregator, dict(spec.method_params), dict(spec.aggregation_params)
+    method, aggregation, shuffle = part.name, agg.name, spec.shuffle
+    shuffle_seed = permutation(0, spec.seed)[1]  # a fresh one when None
+    seed = 0 if spec.seed is None else spec.seed
+    sample_size, dld_sample = engine.sample_size, DLD_SAMPLE if engine.dld_sample is None else engine.dld_sample
+    out, scheduler, progress, force, encoding = engine.out, engine.scheduler, engine.progress, engine.force, \
+        engine.encoding
+    identifiers = spec.identifiers
     ddf, meta, files, known = _read(data, encoding)
-    roles = column_roles(known, columns, keep, confidential, identifiers, keys, strata)
+    roles = column_roles(known, spec.columns, spec.keep, spec.confidential or None, spec.identifiers, spec.keys,
+                         spec.strata)
     masked, conf, keep, names = roles.masked, roles.confidential, roles.kept, roles.names
     uncovered = [c for c in roles.keys if c not in roles.strata]
     if uncovered:
@@ -338,7 +332,7 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
         staging = f"{root.rstrip('/')}.partial-{os.getpid()}-{time.time_ns()}"
         fs.makedirs(staging, exist_ok=False)
         try:
-            job = _Job(k, B, method, mp, part.uses_roles, aggregation, ap, std, qi, masked, conf, released,
+            job = _Job(k, B, method, mp, part.caps.uses_roles, aggregation, ap, std, qi, masked, conf, released,
                        fs.unstrip_protocol(staging), frozenset(int(b) for b in dld_blocks),
                        shuffle_seed if shuffle else None, roles.keys)
             stats = _compute(client, [dask.delayed(_release)(p, i, job)

@@ -1,27 +1,26 @@
 """The release as stages on DataFrames: roles → standardize → partition → aggregate → release → report.
 
-``microaggregate`` (``microagg.release.pipeline``) validates its arguments once and runs these in order; the dashboard
-calls them itself, so that a cached partition is aggregated and released without partitioning again::
+``microaggregate`` (``microagg.release.pipeline``) builds the release's specification (``release.spec``: every
+option, validated once) and runs these in order; the dashboard calls them itself, so that a cached partition is
+aggregated and released without partitioning again::
 
-    roles = column_roles(df, columns, keep, confidential, identifiers, keys, strata)   # microagg.privacy.roles
-    prep = standardize(df, roles, k)
-    part, agg, mp, ap = resolve_methods("mdav", "mean", {}, None, None)
-    labels, engine_info = partition(prep, part, mp)
-    masked = aggregate(prep, labels, agg, ap)
-    rel = release(prep, labels, masked, method="mdav", method_params=mp, aggregation_params=ap,
-                  engine_info=engine_info)
+    spec = ReleaseSpec.of(5, method="mdav", aggregation="mean")                        # microagg.release.spec
+    roles = roles_of(df, spec)                                          # microagg.privacy.roles.column_roles
+    prep = standardize(df, roles, spec)
+    labels, engine_info = partition(prep, spec)
+    masked = aggregate(prep, labels, spec)
+    rel = release(prep, labels, masked, spec, engine_info)
     rel.report()
 
-Every stage takes what the one before it returned and checks what its own step can break (a partition that
-is not one, a group smaller than k, released rows that are not k-anonymous); none validates its arguments
-again.
+Every stage takes the specification and what the stage before it returned, calls the methods' kernels (their
+input is validated already) and checks what its own step can break (a partition that is not one, a group smaller
+than k, released rows that are not k-anonymous); none validates its arguments again.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,44 +29,57 @@ from ..aggregate.categorical import nominal_mode, ordinal_median
 from ..aggregate.survey import weighted_group_values
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels, pooled_labels
-from ..base.registry import Method, get_method, methods
+from ..base.registry import Method
 from ..data.categories import NOMINAL, ORDINAL, Categories, drop_rows, encode
 from ..data.preprocess import Standardizer, check_scale, numeric_matrix
 from ..data.preprocess import renormalize as renormalized
 from ..data.preprocess import standardize as zscores
 from ..metrics import k_anonymity
 from ..metrics.risk import exact_cells
-from ..partition.heterogeneous import mdav_heterogeneous
 from ..partition.igd import check_refine
-from ..partition.missing import PATTERN_PENALTY, mdav_missing
+from ..partition.missing import PATTERN_PENALTY
 from ..privacy.bounds import BOUNDS, check_bounds
-from ..privacy.roles import Roles, sampling_weights, stratum_ids
+from ..privacy.roles import Roles, column_roles, sampling_weights, stratum_ids
 from ..privacy.safety import class_ids, key_codes, meaningful_index, permutation, uniform_patterns
-from .engines import MEMORY, Blocks, Memory
 from .release import Release
+from .spec import ReleaseSpec
 
-MISSING = ("keep", "impute", "refuse")  # what to do with missing cells in masked columns (docs/methods.md §8.1)
+
+def roles_of(df: pd.DataFrame, spec: ReleaseSpec) -> Roles:
+    """The column roles of ``df`` under the options of ``spec`` (``privacy.roles.column_roles``)."""
+    return column_roles(df, spec.columns, spec.keep, spec.confidential or None, spec.identifiers, spec.keys,
+                        spec.strata, {c: None if o is None else list(o) for c, o in spec.ordinal}, spec.nominal,
+                        spec.sampling_weights)
 
 
 @dataclass(frozen=True)
 class Prepared:
-    """The data with its column roles checked, the masked columns in original units (``X``) and z-scores
-    (``Z``, the original's mean and population sd; NaN where a cell is missing), the stratum of every record
-    (None without strata), the categorical quasi-identifiers as codes (None without any), the sampling weights
-    (None without), what to do with missing cells (``MISSING``) and, when an ordinal or nominal cell is missing,
-    what was done with them (``categories_missing``: docs/methods.md §8.8)."""
+    """The data with its column roles checked, under the release's specification ``spec``: the masked columns in
+    original units (``X``) and z-scores (``Z``, the original's mean and population sd; NaN where a cell is
+    missing), the stratum of every record (None without strata), the categorical quasi-identifiers as codes (None
+    without any), the sampling weights (None without), what was done with missing categories, and ``Zs``: the
+    z-scores of every stratum on its own, on which the partition measures distances with
+    ``strata_scaling="stratum"`` (None otherwise)."""
 
     df: pd.DataFrame
     roles: Roles
-    k: int
+    spec: ReleaseSpec
     X: np.ndarray
     std: Standardizer
     Z: np.ndarray
     stratum: np.ndarray | None
     cats: Categories | None = None
     weights: np.ndarray | None = None
-    missing: str = "refuse"
     categories_missing: dict | None = None  # {"missing": option, "cells": n, "records left out": m}
+    Zs: np.ndarray | None = None
+
+    @property
+    def k(self) -> int:
+        return self.spec.k
+
+    @property
+    def missing(self) -> str:
+        return self.spec.missing
 
     @property
     def survey(self) -> bool:
@@ -91,176 +103,125 @@ class Masked:
     survey: dict | None = None  # with weights or missing cells: what the release records about them
 
 
-def standardize(df: pd.DataFrame, roles: Roles, k: int, missing: str = "refuse",
-                missing_categories: str = "refuse") -> Prepared:
-    """The masked columns as a matrix of at least ``k`` rows, finite or, unless ``missing="refuse"``, missing
-    (NaN), standardized (a column too large for float64 arithmetic refused), the strata (each of at least ``k``
-    records), the categorical quasi-identifiers' codes (an ordinal order taken from the natural sort is a
-    warning; a missing category refused, its own, unknown, or its record left out: ``missing_categories``,
-    docs/methods.md §8.8) and the sampling weights (each finite and > 0)."""
-    if missing not in MISSING:
-        raise MicroaggError(f"missing must be one of {MISSING}; got {missing!r}.")
+def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
+    """The masked columns as a matrix of at least k rows, finite or, unless ``missing="refuse"``, missing (NaN),
+    standardized (a column too large for float64 arithmetic refused), the strata (each of at least k records; with
+    ``strata_scaling="stratum"`` each standardized on its own for the partition), the categorical
+    quasi-identifiers' codes (an ordinal order taken from the natural sort is a warning; a missing category refused,
+    its own, unknown, or its record left out: ``missing_categories``, docs/methods.md §8.8) and the sampling
+    weights (each finite and > 0)."""
     holes = int(df[[*roles.ordinal, *roles.nominal]].isna().to_numpy().sum())
     whole = len(df)
-    if missing_categories == "drop":
+    if spec.missing_categories == "drop":
         df = drop_rows(df, roles.ordinal, roles.nominal)
-    cats = encode(df, roles.ordinal, roles.nominal, missing_categories)
-    X = numeric_matrix(df, roles.masked, min_rows=k, missing=missing != "refuse")
+    cats = encode(df, roles.ordinal, roles.nominal, spec.missing_categories)
+    X = numeric_matrix(df, roles.masked, min_rows=spec.k, missing=spec.missing != "refuse")
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
     for note in cats.notes if cats is not None else ():
         warnings.warn(note, stacklevel=3)
-    said = {"missing": missing_categories, "cells": holes, "records left out": whole - len(df)} if holes else None
-    return Prepared(df, roles, k, X, std, Z, stratum_ids(df, roles.strata, k), cats=cats,
-                    weights=sampling_weights(df, roles.sampling_weights), missing=missing, categories_missing=said)
+    _check_bounds_agree(spec, len(roles.masked))
+    stratum = stratum_ids(df, roles.strata, spec.k)
+    said = {"missing": spec.missing_categories, "cells": holes, "records left out": whole - len(df)} if holes else None
+    weights = sampling_weights(df, roles.sampling_weights)
+    return Prepared(df, roles, spec, X, std, Z, stratum, cats=cats, weights=weights,
+                    categories_missing=said,
+                    Zs=_stratum_scores(X, stratum) if spec.strata_scaling == "stratum" else None)
 
 
-def split_params(method: Method, aggregator: Method, params: dict[str, Any]) -> tuple[dict, dict]:
-    """Route keyword parameters to the partitioner or the aggregator that declares them.
-
-    A name neither declares raises; a name both declare must be given through
-    ``method_params`` / ``aggregation_params`` instead, unless both declare it ``shared`` (the same quantity,
-    e.g. the attribute bounds of insensitive MDAV and the Laplace aggregation): then it goes to both.
-    """
-    mnames = {p.name for p in method.params}
-    anames = {p.name for p in aggregator.params}
-    shared = {p.name for p in method.params if p.shared} & {p.name for p in aggregator.params if p.shared}
-    both = sorted(set(params) & mnames & anames - shared)
-    if both:
-        raise MicroaggError(f"parameter(s) {both} are accepted by both method '{method.name}' and aggregation "
-                            f"'{aggregator.name}': pass them in method_params= or aggregation_params=.")
-    unknown = sorted(set(params) - mnames - anames)
-    if unknown:
-        raise MicroaggError(
-            f"parameter(s) {unknown} are not accepted by method '{method.name}' "
-            f"(accepts: {', '.join(sorted(mnames)) or 'none'}) nor by aggregation '{aggregator.name}' "
-            f"(accepts: {', '.join(sorted(anames)) or 'none'})."
-        )
-    return ({n: v for n, v in params.items() if n in mnames}, {n: v for n, v in params.items() if n in anames})
+def _stratum_scores(X: np.ndarray, stratum: np.ndarray) -> np.ndarray:
+    """The z-scores of every stratum on its own mean and population sd (``strata_scaling="stratum"``, as sdcMicro
+    scales each stratum; docs/methods.md §5)."""
+    Zs = np.empty_like(X)
+    for s in range(int(stratum.max()) + 1):
+        rows = stratum == s
+        Zs[rows] = Standardizer.fit(X[rows]).transform(X[rows])
+    return Zs
 
 
-def resolve_methods(method: str, aggregation: str, params: dict, method_params: dict | None,
-                    aggregation_params: dict | None) -> tuple[Method, Method, dict, dict]:
-    """The registered partitioner and aggregator and their validated parameters (defaults filled in)."""
-    part = get_method("partition", method)
-    agg = get_method("aggregate", aggregation)
-    mp, ap = split_params(part, agg, params)
-    for where, direct, extra in (("method_params", mp, method_params), ("aggregation_params", ap, aggregation_params)):
-        both = sorted(set(direct) & set(extra or {}))
-        if both:
-            raise MicroaggError(f"parameter(s) {both} given both as keywords and in {where}: give each once.")
-    return (part, agg, part.resolve({**mp, **(method_params or {})}),
-            agg.resolve({**ap, **(aggregation_params or {})}))
-
-
-def partition(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks = MEMORY,
-              refine: str = "none") -> tuple[np.ndarray, dict]:
-    """Labels of the partitioner ``part`` (validated ``params``) on the masked z-scores, computed by ``engine``
-    and refined by ``refine`` ("igd": docs/methods.md §2.18, inside every block or stratum; refused after a
-    method whose guarantee it would break), and what the release records about the engine and the refinement.
-    A method that uses roles also gets the confidential columns' z-scores, appended after the masked ones, and
-    their positions as ``confidential``. A method registered ``original_units=True`` (insensitive MDAV, whose
-    order is fixed by bounds given in the data's units) gets the masked columns in their original units instead
-    of z-scores."""
-    refine = check_refine(refine, part)
-    if refine != "none" and (prep.cats is not None or np.isnan(prep.Z).any()):
-        raise MicroaggError(f"refine={refine!r} moves records by the SSE of complete numeric columns: it cannot follow "
-                            "the partition of ordinal or nominal quasi-identifiers or of records with missing cells. "
-                            "Leave refine out.")
-    if prep.cats is not None:
-        return _heterogeneous(prep, part, params, engine)
-    Z, d = (prep.X if part.extras.get("original_units") else prep.Z), prep.Z.shape[1]
-    if np.isnan(Z).any():
-        return _partition_missing(prep, part, params, engine)
-    if part.uses_roles:
+def partition(prep: Prepared, spec: ReleaseSpec) -> tuple[np.ndarray, dict]:
+    """Labels of the specification's partitioner on the masked z-scores (each stratum's own with
+    ``strata_scaling="stratum"``), computed by its engine and refined by its ``refine`` ("igd": docs/methods.md
+    §2.18, inside every block or stratum), and what the release records about the engine and the refinement.
+    Categorical quasi-identifiers or missing cells go to the kernel the partitioner registered for such data
+    (``Method.data_kernel``). A method that uses roles also gets the confidential columns' z-scores, appended after
+    the masked ones, and their positions as ``confidential``; one registered ``units="original"`` (insensitive
+    MDAV, whose order is fixed by bounds in the data's units) gets the masked columns in their original units."""
+    part, params = spec.partitioner, dict(spec.method_params)
+    refine = check_refine(spec.refine, part)
+    data = "categorical" if prep.cats is not None else "missing" if np.isnan(prep.Z).any() else None
+    if data is not None:
+        if refine != "none":
+            raise MicroaggError(f"refine={refine!r} moves records by the SSE of complete numeric columns: it cannot "
+                                "follow the partition of ordinal or nominal quasi-identifiers or of records with "
+                                "missing cells. Leave refine out.")
+        return _by_data_kernel(prep, part.data_kernel(data, params, spec.engine.name), part.name)
+    Z, d = (prep.X if part.caps.units == "original" else prep.Z if prep.Zs is None else prep.Zs), prep.Z.shape[1]
+    Z = np.array(Z, dtype=np.float64, order="C")  # one copy, the kernels' own
+    if part.caps.uses_roles:
         conf = prep.roles.confidential
         Zc = zscores(prep.df, conf) if conf else np.empty((len(Z), 0))
         Z, params = np.hstack([Z, Zc]), {**params, "confidential": list(range(d, d + len(conf)))}
-    labels, info = engine.partition(part, Z, prep.k, params, prep.stratum, np.arange(d), refine)
-    check_partition(np.asarray(labels), prep, part.name)
-    return np.asarray(labels), {**info, "refine": refine}
+    labels, info = spec.engine.partition(part, Z, prep.k, params, prep.stratum, np.arange(d), refine)
+    return check_partition(np.asarray(labels), prep, part.name), {**info, "refine": refine}
 
 
-def _heterogeneous(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:
-    """MDAV-generic on the continuous and categorical quasi-identifiers (Domingo-Ferrer & Torra 2005;
-    ``microagg.partition.heterogeneous``), inside each stratum; other methods, variants and engines are refused.
-    Missing continuous cells are measured by partial distances (docs/methods.md §8.2), with ``missing="keep"``
-    plus ``PATTERN_PENALTY`` per attribute observed in only one of two records (docs/methods.md §8.5)."""
-    if part.name != "mdav" or params.get("variant") != "generic" or not isinstance(engine, Memory):
-        raise MicroaggError("ordinal or nominal quasi-identifiers are grouped by heterogeneous MDAV (Domingo-Ferrer & "
-                            "Torra 2005): method 'mdav' with variant 'generic' on the memory engine; got method "
-                            f"'{part.name}'{' variant ' + repr(params.get('variant')) if part.name == 'mdav' else ''}"
-                            f" on the {engine.name} engine. Leave them at their defaults, or release the categorical "
-                            "columns as keys with strata instead.")
-    cats = prep.cats
-    P, N = (cats.codes[:, cats.columns(kind)] for kind in (ORDINAL, NOMINAL))
+def _by_data_kernel(prep: Prepared, dk, method: str) -> tuple[np.ndarray, dict]:
+    """The data kernel ``dk`` (categorical quasi-identifiers or missing cells: ``base.registry.DataKernel``) inside
+    each stratum; with ``missing="keep"`` a mismatch of missingness adds ``PATTERN_PENALTY`` per attribute
+    (docs/methods.md §8.5)."""
+    cats = None if prep.cats is None else tuple(prep.cats.codes[:, prep.cats.columns(kind)] for kind in
+                                                (ORDINAL, NOMINAL))
     stratum = np.zeros(len(prep.Z), np.int64) if prep.stratum is None else prep.stratum
-    mismatch = PATTERN_PENALTY if prep.missing == "keep" else 0.0
+    penalty = PATTERN_PENALTY if prep.missing == "keep" else 0.0
     labels = np.empty(len(stratum), np.int64)
     offset = 0
     for s in range(int(stratum.max()) + 1):
         rows = np.flatnonzero(stratum == s)
-        labels[rows] = mdav_heterogeneous(prep.Z[rows], P[rows], N[rows], prep.k, mismatch) + offset
+        labels[rows] = dk.kernel(prep.Z[rows], prep.k, None if cats is None else tuple(c[rows] for c in cats),
+                                 penalty) + offset
         offset = int(labels[rows].max()) + 1
-    check_partition(labels, prep, part.name)
-    return labels, {**engine.info(prep.k), "distance": "heterogeneous (Domingo-Ferrer & Torra 2005)"}
+    return check_partition(labels, prep, method), {**prep.spec.engine.info(prep.k), **dict(dk.records)}
 
 
-def _partition_missing(prep: Prepared, part: Method, params: dict, engine: Memory | Blocks) -> tuple[np.ndarray, dict]:
-    """MDAV-generic with partial distances (``partition.missing``, docs/methods.md §8.2) inside every stratum, the
-    only partition offered when a masked cell is missing; with ``missing="keep"`` a mismatch of missingness adds
-    ``PATTERN_PENALTY`` per attribute (docs/methods.md §8.5)."""
-    if part.name != "mdav" or params.get("variant") != "generic" or isinstance(engine, Blocks):
-        raise MicroaggError(f"some masked cells are missing: only method 'mdav' (variant 'generic', memory engine) "
-                            f"partitions records with missing cells (docs/methods.md §8.2), not '{part.name}'"
-                            f"{' with ' + repr(params.get('variant')) if part.name == 'mdav' else ''}"
-                            f"{' on blocks' if isinstance(engine, Blocks) else ''}. Use it, or missing='refuse' "
-                            "and fill the cells yourself.")
-    stratum = np.zeros(len(prep.Z), dtype=np.int64) if prep.stratum is None else prep.stratum
-    labels = np.empty(len(prep.Z), dtype=np.int64)
-    offset = 0
-    for s in range(stratum.max() + 1):
-        rows = np.flatnonzero(stratum == s)
-        labels[rows] = mdav_missing(prep.Z[rows], prep.k, PATTERN_PENALTY if prep.missing == "keep" else 0.0) + offset
-        offset = labels[rows].max() + 1
-    check_partition(labels, prep, part.name)
-    return labels, engine.info(prep.k)
-
-
-def check_partition(labels: np.ndarray, prep: Prepared, method: str) -> None:
-    """Refuse labels that are not a partition of the records (``check_labels``), have a group smaller than k (a
-    release would not be k-anonymous) or put records of different strata in one group."""
+def check_partition(labels: np.ndarray, prep: Prepared, method: str) -> np.ndarray:
+    """The labels as consecutive group ids (``check_labels``), refused if they are not a partition of the records,
+    have a group smaller than k (a release would not be k-anonymous) or put records of different strata in one
+    group."""
     lab = check_labels(labels, prep.Z.shape[0], d=prep.Z.shape[1])
     smallest = min(np.bincount(col).min() for col in (lab.T if lab.ndim == 2 else [lab]))
     if smallest < prep.k:
         raise MicroaggError(f"method '{method}' produced a group of {smallest} < k = {prep.k} records; "
                             "no release was made.")
     if prep.stratum is None:
-        return
-    for col in labels.T if labels.ndim == 2 else [labels]:
+        return lab
+    for col in lab.T if lab.ndim == 2 else [lab]:
         pairs = np.unique(np.column_stack([col, prep.stratum]), axis=0)
         if len(pairs) != len(np.unique(col)):
             raise MicroaggError(f"the given labels put records of different strata ({', '.join(prep.roles.strata)}) "
                                 "in one group: compute them with the same strata.")
+    return lab
 
 
-def aggregate(prep: Prepared, labels: np.ndarray, agg: Method, params: dict, renormalize: bool = False) -> Masked:
-    """The aggregation ``agg`` (validated ``params``) of every group of ``labels``: masked z-scores, optionally
-    renormalized to unit variance (Mortazavi & Jalili 2017, Eq. 5), and the released values in original units
-    (:func:`release_values`). An aggregation registered ``original_units=True`` (the Laplace mechanism, whose
-    bounds and noise are in the data's units) works on the original values and returns the released values
-    themselves; the masked z-scores are then theirs, standardized with the original's mean and sd."""
+def aggregate(prep: Prepared, labels: np.ndarray, spec: ReleaseSpec) -> Masked:
+    """The specification's aggregation of every group of ``labels`` (checked: :func:`check_partition`): masked
+    z-scores, renormalized to unit variance with ``renormalize`` (Mortazavi & Jalili 2017, Eq. 5), and the
+    released values in original units (:func:`release_values`). An aggregation registered ``units="original"``
+    (the Laplace mechanism, whose bounds and noise are in the data's units) works on the original values and
+    returns the released values themselves; the masked z-scores are then theirs, standardized with the
+    original's mean and sd. An aggregation's report hook adds its rows."""
+    agg, params, renormalize = spec.aggregator, dict(spec.aggregation_params), spec.renormalize
     if prep.survey:
         return _aggregate_survey(prep, labels, agg, params, renormalize)
-    hook = agg.extras.get("with_report")
-    if agg.extras.get("original_units"):
+    hook = agg.caps.report
+    if agg.caps.units == "original":
         if renormalize:
             raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{agg.name}': rescaling with "
                                 "the data's own mean and variance would make the release depend on them beyond what "
                                 "its noise accounts for. Call it without renormalize.")
-        V, rows = hook(prep.X, labels, **params) if hook is not None else (agg.func(prep.X, labels, **params), [])
+        V, rows = hook(prep.X, labels, **params) if hook is not None else (agg.kernel(prep.X, labels, **params), [])
         return Masked(prep.std.transform(V), V, tuple(rows), agg.name, False)
-    Zp, rows = hook(prep.Z, labels, **params) if hook is not None else (agg.func(prep.Z, labels, **params), [])
+    Zp, rows = hook(prep.Z, labels, **params) if hook is not None else (agg.kernel(prep.Z, labels, **params), [])
     if renormalize:
         Zp = renormalized(Zp)
     V = release_values(prep.X, Zp, labels, agg, params, prep.std, exact=not renormalize)
@@ -289,10 +250,10 @@ def release_values(X: np.ndarray, Zp: np.ndarray, labels: np.ndarray, agg: Metho
     float64 rounding at any magnitude. Only a column whose group sums could overflow is divided first by its
     largest magnitude (so no small value of an ordinary column is pushed into the subnormal range). Otherwise
     ``Zp`` is destandardized."""
-    if not (exact and agg.group_local):
+    if not (exact and agg.caps.group_local):
         return std.inverse(Zp)
     scale = _overflow_scale(X)
-    return agg.func(X / scale, labels, **params) * scale
+    return agg.kernel(X / scale, labels, **params) * scale
 
 
 def _overflow_scale(X: np.ndarray) -> np.ndarray:
@@ -326,17 +287,17 @@ def _aggregate_survey(prep: Prepared, labels: np.ndarray, agg: Method, params: d
     return Masked(Zp, V, (), agg.name, False, category_values(prep.cats, labels), survey)
 
 
-def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, method_params: dict,
-            aggregation_params: dict, engine_info: dict, identifiers_given: bool = False, shuffle: bool = True,
-            seed: int | None = None, keep_index: bool = False, inputs: tuple[str, ...] = ()) -> Release:
+def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpec, engine_info: dict,
+            inputs: tuple[str, ...] = ()) -> Release:
     """The table as published, checked: the masked rows k-anonymous (or no release), with the keys; a warning
     where the released rows are not k-anonymous as whole records or on the keys. Identifiers are left out, the
-    index replaced by 0..n-1 unless ``keep_index``, the rows shuffled by a permutation from ``seed`` (a fresh
-    one when None, recorded) unless ``shuffle`` is False (README, "Publishing a release safely")."""
+    index replaced by 0..n-1 unless ``keep_index``, the rows shuffled by a permutation from the specification's
+    ``seed`` (a fresh one when None, recorded) unless ``shuffle`` is False (README, "Publishing a release
+    safely"). ``inputs``: the files the data was read from, which no writer replaces. The release keeps the
+    specification resolved (the columns masked, the seed drawn) for its recipe."""
     df, roles, k, V = prep.df, prep.roles, prep.k, masked.V
-    _check_private(masked.name, roles, keep_index, engine_info)
-    check_insensitive(method, method_params, masked.name, aggregation_params, len(roles.masked))
-    order, seed = permutation(len(df), seed) if shuffle else (np.arange(len(df)), None)
+    method = spec.method
+    order, seed = permutation(len(df), spec.seed) if spec.shuffle else (np.arange(len(df)), None)
     cats, codes_p = prep.cats, masked.codes
     masked_only = k_anonymity(V if codes_p is None else np.column_stack([V, codes_p]), k)
     if labels.ndim == 1 and not masked_only["k_anonymous"]:
@@ -363,20 +324,24 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                 for c, v in ({} if cats is None else cats.decode(codes_p)).items()}  # a Categorical stays one
     out = {c: V[:, cols.index(c)] if c in cols else released[c] if c in released else df[c].to_numpy(copy=True)
            for c in columns_out}
-    index = df.index[order] if keep_index else pd.RangeIndex(len(df))
+    index = df.index[order] if spec.keep_index else pd.RangeIndex(len(df))
     protected = pd.DataFrame(out, index=df.index.copy(), columns=columns_out).iloc[order].set_axis(index, axis=0)
-    if shuffle:
+    if spec.shuffle:
         protected.attrs["row order"] = "shuffled"  # refused by evaluate(): the rows no longer pair with the input
     kept = [c for c in keep if c not in roles.keys]
+    identifiers = None if spec.identifiers is None else list(roles.identifiers)
     params = {"k": k, "method": method, "aggregation": masked.name, "columns": cols, "keep": kept,
-              "renormalize": masked.renormalized, "confidential": conf,
-              "identifiers": list(roles.identifiers) if identifiers_given else None, "keys": roles.keys,
-              "strata": roles.strata, "shuffle": bool(shuffle), "shuffle_seed": seed, "keep_index": bool(keep_index),
-              **engine_info, **method_params, **aggregation_params,
+              "renormalize": masked.renormalized, "confidential": conf, "identifiers": identifiers,
+              "keys": roles.keys, "strata": roles.strata, "shuffle": spec.shuffle, "shuffle_seed": seed,
+              "keep_index": spec.keep_index, **engine_info, **spec.method_params, **spec.aggregation_params,
               **({"sampling_weights": roles.sampling_weights, "missing": prep.missing} if masked.survey else {}),
               **({"missing_categories": prep.categories_missing["missing"]} if prep.categories_missing else {})}
     if cats is not None:
         params.update(ordinal=cats.orders(), nominal=[cats.names[j] for j in cats.columns(NOMINAL)])
+    if spec.strata_scaling != "file":
+        params["strata_scaling"] = spec.strata_scaling
+    resolved = spec.resolved(columns=tuple(cols), identifiers=None if identifiers is None else tuple(identifiers),
+                             seed=seed, ordinal=tuple((c, tuple(o)) for c, o in (params.get("ordinal") or {}).items()))
     dropped = [c for c in names if c not in cols and c not in keep and c not in conf and c not in categorical]
     return Release(protected=protected, labels=labels, params=params, original=df[cols + conf + categorical].copy(),
                    Z=prep.Z,
@@ -389,7 +354,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, *, method: str, 
                    sampling_weights=prep.weights, survey=masked.survey, inputs=inputs,
                    categories_missing=_categories_missing(prep.categories_missing, released),
                    keys_strata=df[list(dict.fromkeys(roles.keys + roles.strata))].copy()
-                   if roles.keys or roles.strata else None)
+                   if roles.keys or roles.strata else None, spec=resolved)
 
 
 def _categories_missing(said: dict | None, released: dict) -> dict | None:
@@ -400,47 +365,15 @@ def _categories_missing(said: dict | None, released: dict) -> dict | None:
     return {**said, "released missing": int(sum(pd.isna(v).sum() for v in released.values()))}
 
 
-def _check_private(aggregation: str, roles: Roles, keep_index: bool, engine_info: dict) -> None:
-    """An ε-differentially private aggregation (registered ``differential_privacy=True``) covers the noisy columns
-    only: refuse columns released unchanged beside them (kept, keys, confidential, the index) and strata or blocks,
-    whose partitions the noise does not account for (docs/methods.md §7.3)."""
-    if not get_method("aggregate", aggregation).extras.get("differential_privacy"):
-        return
-    given = [name for name, value in (("keep", roles.kept), ("keys", roles.keys), ("confidential", roles.confidential),
-                                      ("strata", roles.strata), ("keep_index", keep_index)) if value]
-    if engine_info.get("engine", "memory") != "memory":
-        given.append(f"engine '{engine_info['engine']}'")
-    if given:
-        raise MicroaggError(f"aggregation '{aggregation}' makes the masked columns ε-differentially private; "
-                            f"{', '.join(given)} would release columns unchanged beside them or partition inside "
-                            "strata or blocks, which its noise does not account for: leave them out (mask every "
-                            "column you release); no release was made.")
-
-
-def check_insensitive(method: str, method_params: dict, aggregation: str, aggregation_params: dict, d: int) -> None:
-    """An ε-differentially private aggregation calibrates its noise to an insensitive partition: refuse every
-    partition but a method registered ``insensitive`` with its required parameters (``Method.insensitive``) and,
-    for one that takes bounds, the aggregation's own bounds. Decided by the method, before any computation where
-    the caller can (``microaggregate``), never by whether other groups happen to equal the insensitive ones on
-    these data: that coincidence would make the release itself depend on the data (docs/methods.md §7)."""
-    if not get_method("aggregate", aggregation).extras.get("differential_privacy"):
-        return
-    allowed = " or ".join(f"'{m.name}'" + "".join(f" with {n}={v!r}" for n, v in m.extras["insensitive"].items())
-                          for m in methods("partition") if m.extras.get("insensitive") is not None)
-    part = None if method not in {m.name for m in methods("partition")} else get_method("partition", method)
-    if part is None or not part.insensitive(method_params):
-        given = "labels computed elsewhere" if part is None else \
-            f"method '{method}'" + "".join(f" with {n}={method_params[n]!r}" for n in
-                                           (part.extras.get("insensitive") or {}) if n in method_params)
-        raise MicroaggError(f"aggregation '{aggregation}' calibrates its noise to an insensitive partition, made by "
-                            f"{allowed} (docs/methods.md §7); got {given}. Whether a release is ε-differentially "
-                            "private depends on the method, not on whether its groups happen to equal the "
-                            "insensitive ones on these data, so no other partition is taken; no release was made.")
-    own, theirs = method_params.get(BOUNDS.name), aggregation_params.get(BOUNDS.name)
-    if BOUNDS.name in method_params and theirs is not None and (own is None or not np.array_equal(
-            check_bounds(own, d, f"method '{method}'"), check_bounds(theirs, d, f"aggregation '{aggregation}'"))):
-        raise MicroaggError(f"method '{method}' must order the records by the bounds the noise of aggregation "
-                            f"'{aggregation}' is calibrated to; got {own!r} and {theirs!r}: give the bounds once "
+def _check_bounds_agree(spec: ReleaseSpec, d: int) -> None:
+    """A partitioner that takes attribute bounds (insensitive MDAV) orders the records by the bounds the DP
+    aggregation's noise is calibrated to: the two must be the same, ``d`` of them (docs/methods.md §7)."""
+    own, theirs = spec.method_params.get(BOUNDS.name), spec.aggregation_params.get(BOUNDS.name)
+    if BOUNDS.name in spec.method_params and theirs is not None and (own is None or not np.array_equal(
+            check_bounds(own, d, f"method '{spec.method}'"), check_bounds(theirs, d, f"aggregation "
+                                                                                 f"'{spec.aggregation}'"))):
+        raise MicroaggError(f"method '{spec.method}' must order the records by the bounds the noise of aggregation "
+                            f"'{spec.aggregation}' is calibrated to; got {own!r} and {theirs!r}: give the bounds once "
                             "(bounds=...), for both; no release was made.")
 
 

@@ -187,7 +187,7 @@ def test_the_recipe_rebuilds_the_same_file(tmp_path):
 
     rel = ma.microaggregate(ma.load_dataset("uniform", n=300, d=3), 10, method="individual_ranking",
                             aggregation="laplace", bounds=[(0, 40_000)] * 3, epsilon=3.0)
-    argv = shlex.split(cli_command(rel.params, ["--dataset", "uniform", "--data-param", "n=300", "--data-param",
+    argv = shlex.split(cli_command(rel.spec, ["--dataset", "uniform", "--data-param", "n=300", "--data-param",
                                                 "d=3"]))[3:]
     out = tmp_path / "again.csv"
     with warnings.catch_warnings():
@@ -228,21 +228,14 @@ def test_the_coincidence_data_give_the_insensitive_groups_by_other_methods():
 def test_a_release_is_refused_by_its_method_not_by_a_coincidence_of_the_data(method, params):
     """MDAV, a projection and optimal grouping make the insensitive groups on these data, and were accepted: whether a
     release is ε-DP never depends on that, so they are refused by method, before anything is computed, in
-    microaggregate and in the stages the dashboard calls."""
+    microaggregate and in the specification every door builds."""
     with pytest.raises(ma.MicroaggError, match=f"got method '{method}'.*not on whether its groups happen"):
         ma.microaggregate(COINCIDENCE, 6, method=method, aggregation="laplace", bounds=SQUARE, noise_seed=1,
                           identifiers=[], **params)
-    from microagg.privacy.roles import column_roles
-    from microagg.release import stages
+    from microagg.release.spec import ReleaseSpec  # what the command line and the dashboard build first
 
-    prep = stages.standardize(COINCIDENCE, column_roles(COINCIDENCE, None, None, None, identifiers=[]), 6)
-    part, agg, mp, ap = stages.resolve_methods(method, "laplace", {"bounds": SQUARE, **params}, None, None)
-    labels = stages.partition(prep, part, mp)[0]
-    masked = stages.aggregate(prep, labels, agg, ap)  # the groups coincide: the noise's own check passes
-    with warnings.catch_warnings(), pytest.raises(ma.MicroaggError, match=f"got method '{method}'"):
-        warnings.simplefilter("ignore")
-        stages.release(prep, labels, masked, method=method, method_params=mp, aggregation_params=ap,
-                       engine_info={"engine": "memory", "refine": "none"})
+    with pytest.raises(ma.MicroaggError, match=f"got method '{method}'"):
+        ReleaseSpec.of(6, method, "laplace", bounds=SQUARE, noise_seed=1, identifiers=[], **params)
 
 
 def test_the_partition_must_use_the_bounds_of_the_noise(census):

@@ -4,6 +4,9 @@ import io
 import time
 
 from microagg.base.advice import HINT_SECONDS, exact_seconds, heartbeat, scale_hint
+from microagg.base.registry import get_method
+
+MDAV = get_method("partition", "mdav")
 
 
 def test_the_estimate_grows_as_n_squared_and_reproduces_the_benchmark():
@@ -13,12 +16,12 @@ def test_the_estimate_grows_as_n_squared_and_reproduces_the_benchmark():
 
 
 def test_the_hint_appears_where_exact_mdav_takes_minutes():
-    big = scale_hint(2_000_000, 10, "mdav")
+    big = scale_hint(2_000_000, 10, MDAV)
     assert "27 min" in big and "--engine blocks" in big  # 4 x 400 s
-    assert scale_hint(100_000, 10, "mdav") is None  # seconds
-    assert exact_seconds(400_000, 10)[1] >= HINT_SECONDS and scale_hint(400_000, 10, "mdav")
-    assert scale_hint(2_000_000, 10, "mdav", engine="blocks") is None
-    assert scale_hint(2_000_000, 10, "projection") is None  # sorting: n log n
+    assert scale_hint(100_000, 10, MDAV) is None  # seconds
+    assert exact_seconds(400_000, 10)[1] >= HINT_SECONDS and scale_hint(400_000, 10, MDAV)
+    assert scale_hint(2_000_000, 10, MDAV, engine="blocks") is None
+    assert scale_hint(2_000_000, 10, get_method("partition", "projection")) is None  # sorting: n log n
 
 
 def test_heartbeat_prints_elapsed_time_until_the_block_ends():

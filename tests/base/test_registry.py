@@ -49,7 +49,7 @@ def test_array_ok_float_parameters_take_arrays_unchecked():
 
 def test_methods_declare_whether_they_use_roles():
     hm = get_method("partition", "hmpfsom")
-    assert hm.uses_roles and not get_method("partition", "mdav").uses_roles
+    assert hm.caps.uses_roles and not get_method("partition", "mdav").caps.uses_roles
     assert hm.param("scaling").choices == ("zscore", "minmax") and hm.param("c").default == 0
     assert all(p.help and p.source for p in hm.params)
 
@@ -88,7 +88,7 @@ def test_bounded_methods_keep_every_group_between_k_and_2k_minus_1():
 
     census = ma.load_dataset("census")
     for m in methods("partition"):
-        if m.bounded:
+        if m.caps.bounded:
             for k in (3, 7, 101):
                 sizes = np.bincount(ma.microaggregate(census, k, method=m.name).labels)
                 assert sizes.min() >= k and sizes.max() <= 2 * k - 1, (m.name, k)
@@ -103,7 +103,7 @@ def test_the_public_functions_are_generated_from_the_registration():
                 continue
             assert m.func.__wrapped__ is m.kernel and m.func.__doc__ == m.kernel.__doc__
             sig = inspect.signature(m.kernel).parameters.values()
-            named = [p for p in sig if p.kind is p.POSITIONAL_OR_KEYWORD][2 + m.uses_roles:]
+            named = [p for p in sig if p.kind is p.POSITIONAL_OR_KEYWORD][2 + m.caps.uses_roles:]
             assert [p.name for p in named] == [p.name for p in m.params][:len(named)], m.name
             assert all(p.default == m.param(p.name).default for p in named), m.name
 

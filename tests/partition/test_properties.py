@@ -6,12 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg.base.registry import get_method, methods
+from microagg.base.registry import DIFFERENTIAL_PRIVACY, get_method, methods
 
 from .strategies import data_and_k
 
 # methods with attribute roles need confidential columns; tests/partition/test_hybrid.py covers them
-PARTITIONERS = [m.name for m in methods("partition") if not m.uses_roles]
+PARTITIONERS = [m.name for m in methods("partition") if not m.caps.uses_roles]
 
 
 def draw_params(draw, method):
@@ -62,11 +62,11 @@ def test_every_partitioner(zk, name, data):
         sizes = np.bincount(col)
         assert sizes.min() >= k and sizes.sum() == n  # ids 0..m-1, every group >= k
     for agg in methods("aggregate"):  # any aggregator works on any partitioner's labels
-        if agg.extras.get("differential_privacy"):  # needs bounds from the user (tests/aggregate/test_dp.py)
+        if agg.caps.privacy == DIFFERENTIAL_PRIVACY:  # needs bounds from the user (tests/aggregate/test_dp.py)
             with pytest.raises(ma.MicroaggError, match="bounds"):
                 agg.func(Z, labels, **agg.defaults())
             continue
-        if agg.extras.get("preserves_moments") and (reason := moment_refusal(Z, labels)):
+        if agg.caps.preserves_moments and (reason := moment_refusal(Z, labels)):
             with pytest.raises(ma.MicroaggError, match=reason):
                 agg.func(Z, labels, **agg.defaults())
             continue

@@ -11,7 +11,7 @@ from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg.base.registry import get_method, methods
+from microagg.base.registry import DIFFERENTIAL_PRIVACY, get_method, methods
 from microagg.privacy.safety import (
     class_ids,
     identifiers,
@@ -144,8 +144,8 @@ def test_permutation_is_seeded_and_a_fresh_seed_is_recorded():
 
 # every release here is stratified: a method whose guarantee is relative to the whole table refuses strata
 # (tests/partition/test_tcloseness.py), and so does a differentially private aggregation (tests/aggregate/test_dp.py)
-COMBOS = [(m.name, a.name, e) for m in methods("partition") if not m.whole_table for a in methods("aggregate")
-          if not a.extras.get("differential_privacy") for e in ("memory", "blocks")]
+COMBOS = [(m.name, a.name, e) for m in methods("partition") if not m.caps.whole_table for a in methods("aggregate")
+          if a.caps.privacy != DIFFERENTIAL_PRIVACY for e in ("memory", "blocks")]
 
 
 @st.composite

@@ -165,5 +165,5 @@ def test_the_choice_is_a_command_line_flag_and_in_the_recipe(tmp_path, capsys):
     rel = ma.microaggregate(str(src), 3, columns=["age", "household_size"], nominal=["region"], seed=1,
                             missing_categories="drop")
     assert out.read_text() == rel.to_csv()
-    assert "--missing-categories drop" in ma.release.recipe.cli_command(rel.params, ["--input", str(src)])
-    assert "missing_categories='drop'" in ma.release.recipe.python_snippet(rel.params, "df")
+    assert "--missing-categories drop" in ma.release.recipe.cli_command(rel.spec, ["--input", str(src)])
+    assert "missing_categories='drop'" in ma.release.recipe.python_snippet(rel.spec, "df")

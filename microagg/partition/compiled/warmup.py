@@ -94,7 +94,7 @@ def warm_up(first: str = "mdav", ready: Callable[[], object] | None = None) -> N
     if ready is not None:
         ready()
     get_method("partition", first).func(large, 2)
-    others = [m for m in methods("partition") if m.name != first and not m.uses_roles]
+    others = [m for m in methods("partition") if m.name != first and not m.caps.uses_roles]
     for Z in (small, large):
         for m in others:
             m.func(Z, 3)
