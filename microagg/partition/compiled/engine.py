@@ -19,7 +19,9 @@ Speed comes from work that never changes those decisions:
   every cell has exact integer bounds (its box and its largest norm). A pass reads first
   the cell nearest to the query (and, for "farthest", the one reaching farthest), then
   skips every cell whose bounds show that none of its records can still qualify; for
-  "farthest" that rules out the inner shells, whose records are too close to the anchor.
+  "farthest" that rules out the inner shells, whose records are too close to the anchor. A pass that seeks
+  nearest records only (from four attributes on) sums half of a cell's attributes first and skips the rest of the
+  cell when those exact partial sums plus its box on the other attributes already exceed the limit.
   The pass only *screens*: every record whose grid distance lies within a proven
   rounding margin of the grid threshold is re-checked in float64, so the chosen records
   are exactly those of the float64 definition. Where the
