@@ -12,8 +12,9 @@ metric parameter moves). "cold" is the first run of a change whose stages are no
 Target of the dashboard: < 300 ms for a widget change on EIA with the partition cached.
 
 A server compiles ``app.py`` once and keeps the bytecode (``ScriptCache``); ``AppTest`` compiles it again
-on every run (0.1–0.2 s for this app). The runs here share one cache, as the server does;
-``--compile-each-run`` times them as ``AppTest`` does by default (the tables before 2026-11-24).
+on every run (0.1–0.2 s for the single-file app of before 2026-11-27; the entry is a few lines now, the page
+a package imported once). The runs here share one cache, as the server does; ``--compile-each-run`` times them
+as ``AppTest`` does by default (the tables before 2026-11-24).
 
 With ``--against OTHER``, both apps run in turn in one process (same load), each change's warm runs
 alternating between them; the ratio is this app's median over the other's. The two share Streamlit's

@@ -19,6 +19,7 @@ import warnings
 import pandas as pd
 
 from .base.advice import duration, exact_seconds, heartbeat, scale_hint
+from .base.checks import is_numeric
 from .base.errors import MicroaggError
 from .base.registry import get_method, methods
 from .base.rows import public
@@ -140,7 +141,7 @@ def cmd_run(args) -> int:
     df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, given)
     print(f"microaggregating {len(df)} records with {spec.method} + {spec.aggregation}, k = {spec.k} ...",
           file=sys.stderr)
-    d = len(spec.columns) if spec.columns else sum(pd.api.types.is_numeric_dtype(t) for t in df.dtypes)
+    d = len(spec.columns) if spec.columns else sum(is_numeric(df[c]) for c in df.columns)
     hint = scale_hint(len(df), d, spec.partitioner, args.engine)
     if hint:
         print(f"note: {hint}", file=sys.stderr)

@@ -19,26 +19,27 @@ ROOT = Path(__file__).resolve().parents[1]
 # The package is grouped into wings, one folder each, from the ground up. A wing imports only wings on lower floors,
 # so two wings on one floor (partition and aggregate, say) are peers that never import each other.
 WINGS = [
-    {"base"},                   # errors, argument checks, labels, the method registry, time estimates
+    {"base"},                   # errors, argument checks, labels, the method registry and its controls, time estimates
     {"data", "figures"},        # reading and writing files, data sets, standardization, categories; plots, tables
     {"privacy"},                # identifiers, column roles, privacy wishes, attribute bounds
     {"partition", "aggregate"},  # the methods (partition/compiled/: the numba runtime)
     {"metrics"},
     {"release"},                # the release specification, its stages and engines, the Release, recipes
     {"lab"},                    # what is built on releases: sweeps, attacks, the course, the HTML report
-    {"cli", "app"},
-    {"__main__"},
+    {"cli", "dashboard"},       # the command line; the dashboard (its page, sidebar and tabs)
+    {"__main__", "app"},        # the entry points: python -m microagg, streamlit run app.py
 ]
 WING = {wing: level for level, wings in enumerate(WINGS) for wing in wings}
 # Inside a wing with a corridor, its modules stand on floors of their own (the same rule, one level down). The
 # method wings (partition, aggregate, metrics) are rooms side by side: one file per method, no floors inside.
 INNER = {
-    "base": [{"errors"}, {"checks", "labels", "advice", "rows"}, {"registry"}],
+    "base": [{"errors"}, {"checks", "labels", "advice", "rows"}, {"registry"}, {"controls"}],
     "data": [{"preprocess", "io", "datasets", "categories"}],
     "privacy": [{"safety", "wishes", "bounds"}, {"roles"}],
     "figures": [{"plots", "tables"}],
     "release": [{"release"}, {"engines"}, {"spec"}, {"stages"}, {"scale"}, {"pipeline"}, {"recipe"}],
     "lab": [{"baselines"}, {"explore", "attacks", "reproduce"}, {"course", "html_report"}],
+    "dashboard": [{"state", "cache"}, {"widgets"}, {"sidebar"}, {"tabs"}, {"page"}],
 }
 INNER_FLOOR = {wing: {room: level for level, rooms in enumerate(floors) for room in rooms}
                for wing, floors in INNER.items()}
@@ -122,6 +123,11 @@ def test_the_root_holds_only_the_face_and_the_entry_points():
     assert sorted(p.name for p in (ROOT / "microagg").glob("*.py")) == ["__init__.py", "__main__.py", "cli.py"]
 
 
+def test_the_dashboard_entry_is_thin():
+    """``app.py`` (what ``streamlit run`` and AppTest run) only sets the page up and draws ``dashboard.page``."""
+    assert graph()["app"] == {"microagg.dashboard.page"}
+
+
 def test_imports_run_down_only():
     upward = []
     for name, targets in graph().items():
@@ -185,6 +191,7 @@ def test_the_readme_examples_add_a_method_and_a_metric_in_one_file_each(tmp_path
         from microagg.partition.sum_ranking import sum_ranking
 
         assert "sum_ranking" in [m.name for m in ma.registry.methods("partition")]
+        assert ma.partition.sum_ranking is sum_ranking
         df = ma.load_dataset("census")
         rel = ma.microaggregate(df, 5, method="sum_ranking", descending=True)
         assert rel.params["method"] == "sum_ranking" and rel.params["descending"] is True
@@ -216,8 +223,9 @@ def test_the_readme_example_of_a_release_option_is_the_code_as_it_stands(where):
 
 
 def test_a_release_option_reaches_every_door_from_its_row():
-    """One row of OPTIONS gives an option its flag, its place in the recipe and the report, and its refusal by an
-    engine that does not declare it; strata_scaling, the README's example, is checked through each."""
+    """One row of OPTIONS gives an option its flag, its place in the recipe and the report, its refusal by an
+    engine that does not declare it and its widget in the dashboard's sidebar; strata_scaling, the README's example,
+    is checked through each."""
     import argparse
 
     import microagg as ma
@@ -232,3 +240,19 @@ def test_a_release_option_reaches_every_door_from_its_row():
     assert "--strata-scaling {file,stratum}" in parser.format_help() and OPTION["strata_scaling"].default == "file"
     with pytest.raises(ma.MicroaggError, match="Dask engine does not take 'strata_scaling'"):
         ReleaseSpec.of(3, strata=["r"], strata_scaling="stratum", engine=ma.engines.Dask(out="x"))
+    # the dashboard's door: a widget drawn from the row, disabled until strata are chosen, its value in the recipe
+    from streamlit.testing.v1 import AppTest
+
+    rows = "\n".join(f"{i % 7},{(i * 3) % 11},{'north' if i % 2 else 'south'}" for i in range(40))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.session_state["tab"] = "Release"
+    at.run()
+    at.radio(key="source").set_value("upload").run()
+    at.file_uploader[0].set_value(("strata.csv", f"a,b,r\n{rows}\n".encode(), "text/csv")).run()
+    scaling = at.sidebar.radio(key="option-strata_scaling")
+    assert scaling.label == "strata scaling" and scaling.options == ["file", "stratum"] and scaling.disabled
+    at.multiselect(key="keys:ma.read_csv('strata.csv').data").set_value(["r"]).run()
+    at.sidebar.radio(key="option-strata_scaling").set_value("stratum").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    code = " ".join(c.value for c in at.code)
+    assert "strata_scaling='stratum'" in code and "--strata-scaling stratum" in code

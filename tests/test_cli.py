@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from microagg import load_dataset
+from microagg.base.registry import methods
 from microagg.cli import main
 
 
@@ -157,3 +158,13 @@ def test_the_noise_seed_of_a_private_release_is_never_printed(tmp_path, capsys):
     assert "987654321" not in capsys.readouterr().out
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "987654321" in page and "Keep this file private" in page
+
+
+def test_methods_lists_every_registered_method_in_the_menu_order(capsys):
+    """``python -m microagg methods``: sdcMicro's methods included (docs/reproductions.md §13), in registry order."""
+    main(["methods"])
+    out = capsys.readouterr().out
+    listed = re.findall(r"^  (\w+) ", out, re.M)
+    assert listed == [m.name for m in methods("partition")] + [m.name for m in methods("aggregate")]
+    assert {"rmd", "simple", "pppca", "mcdpca", "clustpca", "clustpppca", "clustmcdpca", "influence", "trim",
+            "onestep"} <= set(listed)

@@ -13,7 +13,7 @@ import microagg as ma
 from microagg.cli import main
 from microagg.data.datasets import SURVEY_EDUCATION
 from microagg.figures import tables
-from tests.test_app_inputs import APP, messages
+from tests.dashboard.test_sidebar import APP, messages
 
 EXPR = "ma.load_dataset('survey')"
 K = 4

@@ -7,6 +7,6 @@ from .p3m import P3MResult, p3m, p3m_solve
 # Any other module of this folder registers its methods after the ones above, in name order.
 from ..base.registry import discover
 
-discover(__name__, __path__)
+DISCOVERED = discover(__name__, __path__)  # their methods, functions of this package
 
-__all__ = ["mean", "median", "p3m", "p3m_solve", "P3MResult"]
+__all__ = ["mean", "median", "p3m", "p3m_solve", "P3MResult", *DISCOVERED]

@@ -13,19 +13,19 @@ import numpy as np
 from ..base.registry import register
 
 
-def _per_column(Z, lab, one):
+def per_column(Z, lab, one):
     out = np.empty_like(Z)
     for t in range(Z.shape[1]):
         out[:, t] = one(Z[:, t], lab[:, t] if lab.ndim == 2 else lab)
     return out
 
 
-def _mean_1d(x, lab):
+def mean_1d(x, lab):
     counts = np.bincount(lab)
     return (np.bincount(lab, weights=x) / counts)[lab]
 
 
-def _median_1d(x, lab):
+def median_1d(x, lab):
     order = np.lexsort((x, lab))
     counts = np.bincount(lab)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -39,7 +39,7 @@ def _median_1d(x, lab):
           summary="Replace every record by its group's mean vector (minimizes SSE for a fixed partition).")
 def mean(Z, labels) -> np.ndarray:
     """Every record replaced by its group centroid C_j (Mortazavi & Jalili 2017, §2.1)."""
-    return _per_column(Z, labels, _mean_1d)
+    return per_column(Z, labels, mean_1d)
 
 
 @register("aggregate", "median", title="Median", source="Kabir & Wang, §4, Eq. 1", group_local=True,
@@ -53,4 +53,4 @@ def median(Z, labels) -> np.ndarray:
     sizes release the middle member's exact value on every attribute (35 % of the cells of Census
     with MDAV at k = 3; docs/methods.md §3.2).
     """
-    return _per_column(Z, labels, _median_1d)
+    return per_column(Z, labels, median_1d)

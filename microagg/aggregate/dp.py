@@ -35,7 +35,7 @@ import numpy as np
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
 from ..base.registry import DIFFERENTIAL_PRIVACY, Param, register
-from ..base.rows import PRIVATE, report_row
+from ..base.rows import LOWER, PRIVATE, report_row
 from ..privacy.bounds import BOUNDS, check_bounds, insensitive_keys, ranked_blocks
 
 SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014; Sánchez, Domingo-Ferrer, Martínez & Soria-Comas 2016"
@@ -127,7 +127,7 @@ def _release(X, labels, epsilon, bounds, noise_seed, clip):
         rows += [report_row("DP bounds", f"[{B[t, 0]:g}, {B[t, 1]:g}]", "original units", "", SOURCE, t),
                  report_row("DP sensitivity S_j (L1, all groups)", float(S[t]), "original units", "",
                             "docs/methods.md §7.3", t),
-                 report_row("DP Laplace scale b_j", float(scale[t]), "original units", "lower is better",
+                 report_row("DP Laplace scale b_j", float(scale[t]), "original units", LOWER,
                             "docs/methods.md §7.3", t)]
     return V, rows
 

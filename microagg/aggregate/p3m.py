@@ -47,6 +47,7 @@ from ..base.checks import check_finite
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
 from ..base.registry import Param, register
+from ..base.rows import LOWER, report_row
 from ..privacy.wishes import PARAMS as WISHES
 from ..privacy.wishes import cells
 from . import _p3m_solver as solvers
@@ -97,20 +98,16 @@ class P3MResult:
 
     def report_rows(self) -> list[dict]:
         """Rows for ``Release.report()`` (``attribute`` is a column index or "all")."""
-        rows = []
-
-        def add(metric, value, attribute="all", direction=""):
-            rows.append({"metric": metric, "attribute": attribute, "value": value, "unit": "",
-                         "direction": direction, "source": SOURCE})
-
-        add("P3M solver", self.solver)
-        add("P3M objective", float(self.objective.sum()), direction="lower is better")
-        add("P3M dual bound", float(self.dual_bound.sum()))
-        add("P3M attributes certified optimal", f"{int(self.certified.sum())} of {len(self.status)}")
+        rows = [report_row("P3M solver", self.solver, source=SOURCE),
+                report_row("P3M objective", float(self.objective.sum()), direction=LOWER, source=SOURCE),
+                report_row("P3M dual bound", float(self.dual_bound.sum()), source=SOURCE),
+                report_row("P3M attributes certified optimal", f"{int(self.certified.sum())} of {len(self.status)}",
+                           source=SOURCE)]
         for t, status in enumerate(self.status):
-            add("P3M status", status, t)
-            add("P3M objective", float(self.objective[t]), t, direction="lower is better")
-            add("P3M gap", float(self.gap[t]), t, direction="lower is better")
+            rows += [report_row("P3M status", status, source=SOURCE, attribute=t),
+                     report_row("P3M objective", float(self.objective[t]), direction=LOWER, source=SOURCE,
+                                attribute=t),
+                     report_row("P3M gap", float(self.gap[t]), direction=LOWER, source=SOURCE, attribute=t)]
         return rows
 
     def __repr__(self) -> str:
@@ -142,9 +139,6 @@ def p3m_solve(Z, labels, alpha: float = 0.5, delta=0.1, relative: bool = False, 
     d = Z.shape[1]
     alpha = _check_alpha(alpha)
     D, W = cells(Z, delta, relative, w, weights, w_seed)
-    if relative and (np.asarray(delta, dtype=np.float64) <= 0).any():
-        raise MicroaggError("'delta' is the factor r of the relative threshold Δ = r·|x| and must be > 0; "
-                            f"got {delta!r}. Use relative=False for absolute thresholds.")
     if solver not in SOLVERS:
         raise MicroaggError(f"'solver' must be one of {SOLVERS}; got {solver!r}.")
     for name, value in (("tol", tol), ("gap_tol", gap_tol)):

@@ -33,7 +33,7 @@ def scale_hint(n: int, d: int, method, engine: str = "memory") -> str | None:
     ``method`` whose capabilities say ``quadratic``)."""
     if engine != "memory" or not method.caps.quadratic:
         return None
-    fast, slow = exact_seconds(n, d)
+    fast, slow = (float(method.caps.quadratic) * t for t in exact_seconds(n, d))  # True: MDAV's own time
     if slow < HINT_SECONDS:
         return None
     return (f"{method.name} on {n:,} records x {d} columns on the exact engine takes about {duration(fast)} to "

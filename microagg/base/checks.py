@@ -6,8 +6,16 @@ import numbers
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from .errors import MicroaggError
+
+
+def is_numeric(values: pd.Series) -> bool:
+    """A column of real numbers (integers or floats): neither True/False values nor complex numbers."""
+    types = pd.api.types
+    return types.is_numeric_dtype(values) and not types.is_bool_dtype(values) and not types.is_complex_dtype(values)
+
 
 K_RULE = "k must be an integer >= 2 (the minimum group size)"
 

@@ -19,6 +19,7 @@ import importlib
 import inspect
 import numbers
 import pkgutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -179,7 +180,8 @@ class Capabilities:
     ``group_local``: an aggregation whose value for a group depends on that group only (it runs block by block).
     ``personalized``: an aggregation taking the owners' wishes Δ and w (Mortazavi & Jalili 2017, §4), which are then
     the settings of SL in its release's report. ``preserves_moments``: it keeps every mean and variance (renormalize
-    is refused). ``quadratic``: a partitioner at least as slow as MDAV (O(n² d / k)), for the time estimates.
+    is refused). ``quadratic``: a partitioner at least as slow as MDAV (O(n² d / k)), for the time estimates: True,
+    or how many times compiled MDAV's time it takes (a numpy loop: robust MDAV 45).
     ``insensitive``: the parameters under which a partitioner is insensitive (docs/methods.md §7). ``report``: a
     hook ``(Z, labels, **params) -> (Z', rows)`` adding an aggregation's rows to the report."""
 
@@ -191,7 +193,7 @@ class Capabilities:
     group_local: bool = False
     personalized: bool = False
     preserves_moments: bool = False
-    quadratic: bool = False
+    quadratic: bool | float = False
     insensitive: tuple | None = None  # ((parameter, required value), ...); None: not insensitive
     report: Callable | None = None
 
@@ -391,10 +393,20 @@ def methods(kind: str) -> list[Method]:
     return list(_REGISTRY[kind].values())
 
 
-def discover(package: str, path) -> None:
+def discover(package: str, path) -> list[str]:
     """Import every public module of ``package`` (its folder ``path``) in name order, so that a method written in a
     new file of ``partition/`` or ``aggregate/`` registers itself without another file naming it (README,
-    "Architecture"). Modules imported already are not run again."""
+    "Architecture"). Modules imported already are not run again. Every method registered in the package becomes a
+    function of it (``microagg.partition.gsms`` the partition, not its module); returns the names bound."""
     for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
         if not info.name.startswith("_"):
             importlib.import_module(f"{package}.{info.name}")
+    home = sys.modules[package]
+    bound = []
+    for kind in KINDS:
+        for method in _REGISTRY[kind].values():
+            name = method.func.__name__
+            if method.func.__module__.rpartition(".")[0] == package and getattr(home, name, None) is not method.func:
+                setattr(home, name, method.func)
+                bound.append(name)
+    return bound

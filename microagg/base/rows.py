@@ -3,6 +3,7 @@ statistics, column roles and what was withheld, shared by the in-memory release 
 
 from __future__ import annotations
 
+LOWER, HIGHER, NEUTRAL = "lower is better", "higher is better", ""  # a report row's direction
 PRIVATE = "(keep private)"  # ends the metric of a row that holds a secret: the noise seed, which undoes the noise
 NOT_RECORD_LEVEL = ("NOT guaranteed: each attribute was grouped separately, so every released value is shared by "
                     ">= k records in its own column, but whole released rows are generally not k-anonymous")
@@ -27,7 +28,7 @@ def group_rows(stats: dict, where: str = "all") -> list[dict]:
                                                  ("smallest group", "min_size", "records", ""),
                                                  ("largest group", "max_size", "records", ""),
                                                  ("mean group size", "mean_size", "records", ""),
-                                                 ("groups larger than 2k-1", "oversized", "groups", "lower is better"))]
+                                                 ("groups larger than 2k-1", "oversized", "groups", LOWER))]
 
 
 def column_rows(masked, confidential, dropped, kept) -> list[dict]:
@@ -69,7 +70,7 @@ def survey_rows(survey: dict, weight_column: str | None, kept) -> list[dict]:
                             "released missing", source="docs/methods.md §8.1"),
                  report_row("imputed cells", survey["imputed cells"], "cells", source="docs/methods.md §8.1"),
                  report_row("observed cells suppressed for k-anonymity", survey["suppressed cells"], "cells",
-                            "lower is better", "docs/methods.md §8.5")]
+                            LOWER, "docs/methods.md §8.5")]
     return rows
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 
 DELIMITERS = (",", ";", "\t")
@@ -48,7 +49,7 @@ class CsvTable:
 
     @property
     def text_columns(self) -> list[str]:
-        return [str(c) for c in self.data.columns if not _is_number_column(self.data[c])]
+        return [str(c) for c in self.data.columns if not is_numeric(self.data[c])]
 
 
 def read_csv(source, encoding: str | None = None, name: str | None = None) -> CsvTable:
@@ -75,7 +76,7 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
     texts = [c for c in header if not _is_parsed(head[c])]
     decimal = _decimal(head[texts], delimiter) if texts else "."
     raw = _parse(text, skip, delimiter, header, decimal, name)
-    commas = [c for c in texts if _is_number_column(raw[c])] if decimal == "," else []  # numbers with decimal commas
+    commas = [c for c in texts if is_numeric(raw[c])] if decimal == "," else []  # numbers with decimal commas
     texts = [c for c in header if not _is_parsed(raw[c])]
     codes = _zero_padded(text, skip, delimiter, header, name)
     data, notes = {}, []
@@ -87,7 +88,7 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
             cells = raw[c].astype(object).where(raw[c].notna(), "").astype(str)
             data[c], note = _column(cells, c, decimal)
             notes += [note] if note else []
-            if decimal == "," and _is_number_column(data[c]) and cells.str.contains(",", regex=False).any():
+            if decimal == "," and is_numeric(data[c]) and cells.str.contains(",", regex=False).any():
                 commas.append(c)
         else:
             data[c] = raw[c]
@@ -130,13 +131,9 @@ def _parse(text: str, skip: int, delimiter: str, header: list[str], decimal: str
     return raw
 
 
-def _is_number_column(values: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-
-
 def _is_parsed(values: pd.Series) -> bool:
     """Read by the parser as numbers or as True/False (kept as they are); anything else is text to look at."""
-    return _is_number_column(values) or pd.api.types.is_bool_dtype(values)
+    return is_numeric(values) or pd.api.types.is_bool_dtype(values)
 
 
 def _zero_padded(text: str, skip: int, delimiter: str, header: list[str], name: str) -> dict[str, tuple]:

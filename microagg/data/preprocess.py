@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..base.checks import check_finite
+from ..base.checks import check_finite, is_numeric
 from ..base.errors import MicroaggError
 
 
@@ -48,7 +48,7 @@ def select_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> li
         raise MicroaggError(f"columns {complex_} hold complex numbers: microaggregation needs real numbers. "
                             "Split them into real and imaginary parts (two columns) if both matter, or drop them.")
     if columns is None:
-        cols = [str(c) for c in df.columns if _is_numeric(df[c])]
+        cols = [str(c) for c in df.columns if is_numeric(df[c])]
         if not cols:
             raise MicroaggError("the data have no numeric column to microaggregate.")
         return cols
@@ -63,17 +63,13 @@ def select_columns(df: pd.DataFrame, columns: Sequence[str] | None = None) -> li
     missing = [c for c in cols if c not in names]
     if missing:
         raise MicroaggError(f"columns {missing} are not in the data; available: {names}.")
-    bad = [f"'{c}' ({df[c].dtype})" for c in cols if not _is_numeric(df[c])]
+    bad = [f"'{c}' ({df[c].dtype})" for c in cols if not is_numeric(df[c])]
     if bad:
         raise MicroaggError(
             f"column {', '.join(bad)} is not numeric: microaggregation needs numbers. "
             "Drop it from 'columns' (or convert it), or mask it as a category with 'nominal' or 'ordinal'."
         )
     return cols
-
-
-def _is_numeric(s: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
 
 def numeric_matrix(df: pd.DataFrame, columns: Sequence[str] | None = None, min_rows: int = 1,

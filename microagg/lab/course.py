@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .. import aggregate, metrics, partition
-from ..base import registry
+from ..base import controls, registry
 from ..base.errors import MicroaggError
 from ..data import datasets
 from ..data.preprocess import Standardizer, as_frame, numeric_matrix, renormalize, standardize
@@ -39,18 +39,12 @@ def load(name: str) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------------------------- widgets
 
-def _p3m_param(name: str):
-    return registry.get_method("aggregate", "p3m").param(name)
-
-
-W_MAX = 0.99  # the solver divides by 1 − w (γ eliminated, Mortazavi & Jalili 2017, Eq. 15): w = 1 is excluded
-
-
 def control(name: str, value=None, **options):
-    """One widget for a course parameter: ``k``, ``alpha``, ``delta``, ``w`` (P3M's registered defaults and lower
-    bounds), ``data`` (the benchmark sets), a list of choices (a dropdown) or a bool (a checkbox). Sliders report
-    their value when released (``continuous_update=False``): a dragged slider would recompute at every step.
-    ``options`` override the widget's settings."""
+    """One widget for a course parameter: ``k``, ``data`` (the benchmark sets), a parameter of P3M or of
+    ``evaluate`` (``alpha``, ``delta``, ``w``, SDID's ``p``, ...: drawn from its control, ``base.controls``, with the
+    kind, range, step and default of the dashboard's widget), a list of choices (a dropdown) or a bool (a checkbox).
+    Sliders and boxes report their value when released (``continuous_update=False``): a dragged slider would
+    recompute at every step. ``options`` override the widget's settings."""
     import ipywidgets as widgets
 
     if isinstance(value, bool):
@@ -63,14 +57,34 @@ def control(name: str, value=None, **options):
     if name == "data":
         spec = dict(options=list(DATASETS), value="census", description="data")
         return widgets.Dropdown(**{**spec, **({} if value is None else {"value": value}), **options})
-    tops = {"alpha": (1.0, 0.05, "α"), "delta": (1.0, 0.05, "Δ"), "w": (W_MAX, 0.001, "w")}
-    if name not in tops:
-        raise MicroaggError(f"no course control named {name!r}; use k, alpha, delta, w, data or a list of choices.")
-    top, step, symbol = tops[name]
-    p = _p3m_param(name)
-    spec = dict(value=p.default, min=p.low, max=top, step=step, description=symbol, readout_format=".3f",
-                continuous_update=False)
-    return widgets.FloatSlider(**{**spec, **({} if value is None else {"value": value}), **options})
+    params = {**metrics.registry.PARAMS, **{p.name: p for p in registry.get_method("aggregate", "p3m").params}}
+    if name not in params:
+        raise MicroaggError(f"no course control named {name!r}; use k, data, a parameter of P3M or of evaluate "
+                            f"({', '.join(sorted(params))}), a list of choices or a bool.")
+    return ipywidget(controls.control(params[name]), value, **options)
+
+
+def ipywidget(c: controls.Control, value=None, **options):
+    """The ipywidget of control ``c`` (``base.controls``) at ``value`` (default: the control's); a number outside
+    the control's range is refused rather than moved into it."""
+    import ipywidgets as widgets
+
+    value = c.default if value is None else value
+    spec = dict(description=c.label, tooltip=c.help, style={"description_width": "initial"})
+    if c.kind == "choice":
+        return widgets.Dropdown(**{**spec, "options": list(c.options), "value": value, **options})
+    if c.kind == "bool":
+        return widgets.Checkbox(**{**spec, "value": value, "indent": False, **options})
+    if c.kind == "text":
+        return widgets.Text(**{**spec, "value": value or "", "continuous_update": False, **options})
+    if not c.low <= value <= c.high:
+        raise MicroaggError(f"{c.label}: {value!r} is outside the control's range {c.low:g}…{c.high:g}.")
+    spec |= dict(value=c.clip(value), min=c.low, max=c.high, step=c.step, continuous_update=False)
+    if c.kind == "slider":
+        kind = widgets.IntSlider if c.integer else widgets.FloatSlider
+        return kind(**{**spec, **({} if c.integer else {"readout_format": f".{c.digits}f"}), **options})
+    kind = widgets.BoundedIntText if c.integer else widgets.BoundedFloatText
+    return kind(**{**spec, **options})
 
 
 def interact(func, **controls):

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.errors import MicroaggError
+from ..base.rows import HIGHER, LOWER
 from ._arrays import pair
-from .registry import HIGHER, LOWER, Metric, not_computed, register
+from .registry import Metric, not_computed, register
 
 _MARGINS, _EIGEN = "docs/metrics.md §4.20", "docs/metrics.md §4.21"
 _REGRESSION = "docs/metrics.md §4.22"

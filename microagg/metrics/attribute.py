@@ -15,7 +15,8 @@ import numpy as np
 
 from ..base.checks import columns
 from ..base.errors import MicroaggError
-from .registry import HIGHER, LOWER, Metric, register
+from ..base.rows import HIGHER, LOWER
+from .registry import Metric, register
 
 
 def equivalence_classes(released, key_classes=None) -> np.ndarray:

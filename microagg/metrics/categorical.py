@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.rows import LOWER
 from ..data.categories import ORDINAL
-from .registry import LOWER, Metric, register
+from .registry import Metric, register
 
 
 def _known_mean(values: np.ndarray, C: np.ndarray) -> np.ndarray:

@@ -24,8 +24,9 @@ from scipy.spatial.distance import cdist
 
 from ..base.checks import columns, percent
 from ..base.errors import MicroaggError
+from ..base.rows import LOWER
 from ._arrays import pair
-from .registry import LOWER, PARAMS, Metric, not_computed, register
+from .registry import PARAMS, Metric, not_computed, register
 from .risk import Linkage, interval_disclosure, shared_linkage
 
 MAD_TO_SD = 1.4826  # 1 / Φ⁻¹(3/4): the MAD of a normal sample times this estimates its sd

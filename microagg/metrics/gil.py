@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.rows import LOWER
 from ._arrays import correlation, pair
-from .registry import LOWER, Metric, register
+from .registry import Metric, register
 
 
 def mean_variation(a, a_masked) -> float:

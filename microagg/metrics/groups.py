@@ -10,7 +10,8 @@ import numpy as np
 from ..aggregate import mean, median
 from ..base.checks import columns
 from ..base.labels import check_labels
-from .registry import HIGHER, LOWER, Metric, register
+from ..base.rows import HIGHER, LOWER
+from .registry import Metric, register
 from .utility import sse_by_group
 
 

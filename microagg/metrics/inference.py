@@ -22,10 +22,11 @@ from scipy.stats import norm
 
 from ..base.checks import columns
 from ..base.errors import MicroaggError
+from ..base.rows import LOWER, NEUTRAL
 from ..data.preprocess import Standardizer
 from ._arrays import pair
 from .attribute import sensitive
-from .registry import LOWER, NEUTRAL, Metric, register
+from .registry import Metric, register
 from .risk import Linkage, nearest_ties, shared_linkage
 
 Z95 = float(norm.ppf(0.975))

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.rows import HIGHER
 from ..privacy.wishes import NAMES as WISHES
 from ..privacy.wishes import cells, resolve_delta
 from ._arrays import pair
-from .registry import HIGHER, Metric, register
+from .registry import Metric, register
 
 
 def breaches(Z, Zp, delta=0.1, relative: bool = False) -> np.ndarray:

@@ -25,8 +25,9 @@ import numpy as np
 from scipy.special import erf
 
 from ..base.errors import MicroaggError
+from ..base.rows import LOWER
 from ._arrays import correlation, pair
-from .registry import LOWER, Metric, register
+from .registry import Metric, register
 
 LEVELS = np.arange(1, 20) / 20.0  # 5 %, 10 %, ..., 95 %
 COMPONENTS = ("Q", "mean", "var", "cov", "rho")

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base.errors import MicroaggError
+from ..base.rows import LOWER, NEUTRAL
 from ._arrays import pair
-from .registry import LOWER, NEUTRAL, Metric, Noted, not_computed, register
+from .registry import Metric, Noted, not_computed, register
 
 _PMSE = "docs/metrics.md §4.23"
 MAX_TERMS = 400  # the number of parameters above which synthpop's utility.gen warns that a logistic fit may fail

@@ -28,7 +28,6 @@ from ..figures.tables import NOT_COMPUTED
 from ..privacy.wishes import NAMES as WISH_NAMES
 from ..privacy.wishes import PARAMS as WISHES
 
-LOWER, HIGHER, NEUTRAL = "lower is better", "higher is better", ""
 FAMILIES = ("utility", "risk", "privacy", "combined", "test")
 NEEDS = {
     "z-scores": "original and protected values as z-scores of the original",

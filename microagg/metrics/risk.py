@@ -36,8 +36,9 @@ from scipy.spatial import cKDTree
 
 from ..base.checks import columns, percent
 from ..base.errors import MicroaggError
+from ..base.rows import LOWER
 from ._arrays import pair
-from .registry import LOWER, Metric, register
+from .registry import Metric, register
 
 RULES = ("expected", "lowest_index", "1st", "2nd", "1st_or_2nd")
 RULE_TITLES = {"expected": "expected value over ties (default)", "lowest_index": "nearest, lowest index (Mortazavi "

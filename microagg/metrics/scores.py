@@ -12,7 +12,8 @@ from __future__ import annotations
 import numbers
 
 from ..base.errors import MicroaggError
-from .registry import LOWER, Metric, register
+from ..base.rows import LOWER
+from .registry import Metric, register
 
 
 def _number(value, name: str) -> float:

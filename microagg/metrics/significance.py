@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..base.rows import NEUTRAL
 from ._arrays import pair
-from .registry import NEUTRAL, Metric, register
+from .registry import Metric, register
 
 
 def _p_value(w: int, n: int) -> float:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..aggregate.survey import relative_weights
+from ..base.rows import LOWER
 from ..partition.missing import partial_distances
 from ._arrays import correlation
-from .registry import LOWER, Metric, register
+from .registry import Metric, register
 
 _WEIGHTED, _MISSING = "docs/metrics.md §4.26", "docs/metrics.md §4.27"
 _NEEDS = ("z-scores", "sampling weights")

@@ -12,8 +12,9 @@ import numpy as np
 from ..aggregate import mean
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
+from ..base.rows import LOWER, NEUTRAL
 from ._arrays import pair
-from .registry import LOWER, NEUTRAL, Metric, register
+from .registry import Metric, register
 
 _IL = "docs/metrics.md §4.1"
 
@@ -68,7 +69,8 @@ def il1s(X, Xp) -> float:
     S_t is the sample sd (n - 1) of original attribute t, so any per-attribute units give the same
     value. Abidi, Ben Yahia & Perera 2018 prints the sum over records without 1/n; its tables are the per-record
     average, which is what is computed here [docs/metrics.md §4.2]. Constant attributes are skipped and d counts the
-    others. (sdcMicro's ``dUtility`` multiplies by sqrt(2) instead: twice this value.)
+    others. (sdcMicro's ``dUtility(method = "IL1s")`` is the sum over cells, 100/(n d) times smaller than this
+    value; before sdcMicro 5.2.0 its "IL1" multiplied by sqrt(2): twice this value over 100.)
     """
     X, Xp = pair(X, Xp)
     if X.shape[0] < 2:

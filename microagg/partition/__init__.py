@@ -22,6 +22,20 @@ from .optimal import optimal_univariate
 from .hybrid import HmPfsomTrace, diverse_groups, hm_pfsom, hm_pfsom_steps
 from .pfcm import pcaes, pfcm, select_pfcm
 
+# MHM (imported by GSMS), GSMS, then sdcMicro's other methods (Templ, Kowarik & Meindl 2015; docs/methods.md
+# §2.19-2.23), in this order.
+# isort: off
+from .gsms import gsms
+from .rmd import rmd
+from .simple import simple
+from .pppca import pppca
+from .mcdpca import mcdpca
+from .clustpca import clustpca
+from .clustpppca import clustpppca
+from .clustmcdpca import clustmcdpca
+from .influence import influence
+# isort: on
+
 # isort: split
 # Not a registered method: runs any of the above inside blocks (the block and Dask engines of microaggregate).
 from .blocks import DEFAULT_BLOCK_SIZE, block_partition, split_blocks
@@ -35,9 +49,10 @@ from .compiled import threads
 # Any other module of this folder registers its methods after the ones above, in name order.
 from ..base.registry import discover
 
-discover(__name__, __path__)
+DISCOVERED = discover(__name__, __path__)  # their methods, functions of this package
 
 __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
            "diverse_groups", "pfcm", "pcaes", "select_pfcm", "igd_refine", "block_partition", "split_blocks",
-           "DEFAULT_BLOCK_SIZE", "threads"]
+           "DEFAULT_BLOCK_SIZE", "threads", "gsms", "rmd", "simple", "pppca", "mcdpca", "clustpca", "clustpppca",
+           "clustmcdpca", "influence", *DISCOVERED]

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..base.checks import as_matrix, check_finite, check_int, check_size
+from ..base.checks import as_matrix, check_finite, check_int, check_k, check_size
 from ..base.errors import MicroaggError
 from ..base.registry import Param, confidential_positions, get_method, register
 from ..data.preprocess import minmax_scale
@@ -227,17 +227,25 @@ def hm_pfsom_steps(Z, k: int, confidential, c: int = 0, c_max: int = 10, cs: int
                    scaling: str = "zscore", pcaes: str = "max", a: float = 1.0, b: float = 1.0, m: float = 2.0,
                    eta: float = 2.0, K: float = 1.0, tol: float = 1e-5, max_iter: int = 100,
                    seed: int = 0) -> HmPfsomTrace:
-    """Run HM-pfsom recording every step (see :class:`HmPfsomTrace`); labels as :func:`hm_pfsom`."""
-    Z, k, p = get_method("partition", "hmpfsom").check(
-        Z, k, confidential=confidential, c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a,
-        b=b, m=m, eta=eta, K=K, tol=tol, max_iter=max_iter, seed=seed)
-    return _steps(Z, k, **p)
+    """Run HM-pfsom recording every step (see :class:`HmPfsomTrace`); labels as :func:`hm_pfsom`. Unlike the
+    partition, the trace takes any k >= 1 records per class, as the worked example of Abidi, Ben Yahia & Perera 2018
+    (Tables 4-8, k = 1) does."""
+    p = get_method("partition", "hmpfsom").resolve(dict(
+        c=c, c_max=c_max, cs=cs, cs_max=cs_max, scaling=scaling, pcaes=pcaes, a=a, b=b, m=m, eta=eta, K=K, tol=tol,
+        max_iter=max_iter, seed=seed))
+    Z, k, roles = _data(Z, _check_k(k), confidential)
+    return _steps(Z, k, **roles, **p)
 
 
 def _inputs(Z, k, confidential=None) -> tuple[np.ndarray, int, dict]:
-    """HM-pfsom's input, checked: ``k`` >= 1 (records taken from every class), ``Z`` 2-D and finite (float64, its
-    memory order kept), at least one confidential column and one quasi-identifier, n >= k."""
-    k = _check_k(k)
+    """HM-pfsom's input, checked: ``k`` >= 2 like every partition's (the release's minimum group size; Algorithm 2
+    alone, :func:`diverse_groups`, takes k >= 1), ``Z`` 2-D and finite (float64, its memory order kept), at least
+    one confidential column and one quasi-identifier, n >= k."""
+    return _data(Z, check_k(k), confidential)
+
+
+def _data(Z, k: int, confidential) -> tuple[np.ndarray, int, dict]:
+    """:func:`_inputs` for a checked ``k``."""
     Z = as_matrix(Z, vector=False, order="K")
     check_finite(Z, what="attribute")
     conf = confidential_positions(Z, confidential, "HM-pfsom")

@@ -19,8 +19,10 @@ to all attributes jointly, so the release is k-anonymous:
 
 * ``axis="pca"``: s = Z u_1, u_1 the unit eigenvector of the largest eigenvalue of
   the covariance matrix of Z (the correlation matrix for z-scores), its sign fixed so
-  that its largest-|.| component is positive; with tied eigenvalues the first
-  eigenvector LAPACK returns is taken, and the result is then arbitrary;
+  that its first component is positive (the first nonzero one if it is exactly 0): the
+  rule of R's ``princomp`` since R 3.5.0, hence of sdcMicro's ``pca``; with tied
+  eigenvalues the first eigenvector LAPACK returns is taken, and the result is then
+  arbitrary;
 * ``axis="zsum"``: s = sum of the z-scores of the record;
 * ``axis="column"``: s = the attribute ``column`` (index among the columns of Z).
 """
@@ -36,7 +38,7 @@ from .optimal import sorted_groups
 GROUPINGS = ("fixed", "optimal")
 AXES = ("pca", "zsum", "column")
 
-_GROUPING = Param("grouping", "choice", "fixed", "fixed: blocks of k, the last one absorbing the rest (sdcMicro); "
+GROUPING = Param("grouping", "choice", "fixed", "fixed: blocks of k, the last one absorbing the rest (sdcMicro); "
                   "optimal: the SSE-optimal groups of k..2k-1 consecutive values (Hansen & Mukherjee 2003)",
                   source="docs/methods.md §2.9, §2.11", choices=GROUPINGS, label="grouping")
 
@@ -55,10 +57,18 @@ def projection_scores(Z, axis: str = "pca", column: int = 0) -> np.ndarray:
 
 def principal_axis(Z: np.ndarray) -> np.ndarray:
     """Unit first principal axis of the rows of ``Z``: the eigenvector of the largest eigenvalue of their covariance
-    matrix, signed so that its largest component in magnitude (the first among ties) is positive."""
+    matrix, signed so that its first nonzero component is positive (R's ``princomp``, docs/methods.md §5, decision
+    10)."""
     centred = Z - Z.mean(axis=0)
-    u = np.linalg.eigh(centred.T @ centred / Z.shape[0])[1][:, -1]
-    return u if u[np.argmax(np.abs(u))] >= 0 else -u
+    return signed(np.linalg.eigh(centred.T @ centred / Z.shape[0])[1][:, -1])
+
+
+def signed(u: np.ndarray) -> np.ndarray:
+    """``u`` or ``-u``, whichever has its first nonzero component positive: the sign convention of R's ``princomp``
+    (first loading non-negative, R 3.5.0) and of Croux & Ruiz-Gazen 2005's projection-pursuit axes, which does not
+    depend on the eigensolver's build."""
+    nonzero = np.flatnonzero(u)
+    return -u if len(nonzero) and u[nonzero[0]] < 0 else u
 
 
 @register(
@@ -75,7 +85,7 @@ def principal_axis(Z: np.ndarray) -> np.ndarray:
         Param("column", "int", 0, "with axis=column: index of the attribute to sort by (0 = first masked column)",
               source="docs/methods.md §2.10", low=0, only_with=(("axis", ("column",)),),
               label="attribute to sort by", unit="position"),
-        _GROUPING,
+        GROUPING,
     ),
 )
 def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "fixed") -> np.ndarray:
@@ -89,7 +99,7 @@ def projection(Z, k: int, axis: str = "pca", column: int = 0, grouping: str = "f
     summary="Each attribute is sorted and grouped on its own (ONEDIMS). Low information loss, but the released "
             "rows are NOT k-anonymous as whole records.",
     source="Domingo-Ferrer & Mateo-Sanz 2002; Abidi, Ben Yahia & Perera 2018, §2.2.1",
-    params=(_GROUPING,),
+    params=(GROUPING,),
     record_level=False,
     insensitive={"grouping": "fixed"},  # docs/methods.md §7.2; the optimal groups' boundaries depend on the data
 )

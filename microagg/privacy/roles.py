@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 from ..data.categories import spec
 from ..data.preprocess import select_columns
@@ -144,7 +145,7 @@ def sampling_weights(df: pd.DataFrame, name: str | None) -> np.ndarray | None:
     if name is None:
         return None
     s = df[name]
-    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+    if not is_numeric(s):
         raise MicroaggError(f"sampling-weight column '{name}' is not numeric ({s.dtype}): weights are positive "
                             "numbers.")
     w = s.to_numpy(dtype=np.float64, na_value=np.nan)

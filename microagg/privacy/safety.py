@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 
 # id, ID, Id, user_id, user-id, user id, userId, UserID, id_number, key, ssn, uuid, guid
@@ -49,7 +50,7 @@ def _numbers(s: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     cells read as numbers (the rest, e.g. a stray 'n/a', taken as missing); None for any other column."""
     if pd.api.types.is_bool_dtype(s) or isinstance(s.dtype, pd.CategoricalDtype):
         return None
-    if not pd.api.types.is_numeric_dtype(s):
+    if not is_numeric(s):
         if pd.api.types.is_complex_dtype(s) or not (pd.api.types.is_object_dtype(s) or
                                                     pd.api.types.is_string_dtype(s)):
             return None
@@ -143,8 +144,7 @@ def sampling_weight_columns(df: pd.DataFrame) -> list[str]:
         if not any(_WEIGHT_WORD.fullmatch(w) for w in words) or _PHYSICAL.intersection(words):
             continue
         s = df.iloc[:, j]
-        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s) and \
-                not pd.api.types.is_complex_dtype(s):
+        if is_numeric(s):
             w = s.to_numpy(dtype=np.float64, na_value=np.nan)
             if (np.isfinite(w) & (w > 0)).all():
                 out.append(c)

@@ -92,11 +92,14 @@ def resolve_delta(delta, Z: np.ndarray, relative: bool = False) -> np.ndarray:
     """Cell thresholds Δ (n x d, z units) from a scalar / per-attribute / per-cell ``delta``.
 
     With ``relative``, Δ_i[t] = delta · |x_i[t]| (Mortazavi & Jalili 2017, §5.1; Δ enters only as Δ², so the
-    sign of x is irrelevant).
+    sign of x is irrelevant), and the factor must be > 0: a factor of 0 would ask every cell to stay exact.
     """
     Z = np.asarray(Z, dtype=np.float64)
     n, d = Z.shape
     out = _cells(delta, n, d, "delta")
+    if relative and (out <= 0).any():
+        raise MicroaggError("'delta' is the factor r of the relative threshold Δ = r·|x| and must be > 0; "
+                            f"got a minimum of {out.min():g}. Use relative=False for absolute thresholds.")
     if (out < 0).any():
         raise MicroaggError(f"'delta' must be >= 0 (a distance in z units); got a minimum of {out.min():g}.")
     return out * np.abs(Z) if relative else out

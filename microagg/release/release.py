@@ -21,7 +21,17 @@ import pandas as pd
 from ..base.errors import MicroaggError
 from ..base.labels import pooled_labels
 from ..base.registry import get_method
-from ..base.rows import NOT_RECORD_LEVEL, categories_missing_rows, column_rows, group_rows, safety_rows, survey_rows
+from ..base.rows import (
+    HIGHER,
+    LOWER,
+    NOT_RECORD_LEVEL,
+    categories_missing_rows,
+    column_rows,
+    group_rows,
+    report_row,
+    safety_rows,
+    survey_rows,
+)
 from ..data.categories import Categories
 from ..data.io import check_output, write_csv
 from ..data.preprocess import Standardizer, standardize
@@ -142,41 +152,36 @@ class Release:
                                     key_classes=self.key_classes if self.keys else None, Xc=Xc,
                                     conf_names=self.confidential, categories=self._categories(),
                                     sampling_weights=self.sampling_weights, metrics=metrics, **params)
-        rows = []
-
-        def add(metric, value, unit="", direction="", source="", attribute="all"):
-            rows.append({"metric": metric, "attribute": attribute, "value": value, "unit": unit,
-                         "direction": direction, "source": source})
-
-        lower, higher = "lower is better", "higher is better"
         per_attribute = self.labels.ndim == 2
-        rows += group_rows(group_stats(pooled_labels(self.labels), self.k),
-                           "pooled over attributes" if per_attribute else "all")
+        rows = group_rows(group_stats(pooled_labels(self.labels), self.k),
+                          "pooled over attributes" if per_attribute else "all")
         if per_attribute:
-            add("record-level k-anonymity", NOT_RECORD_LEVEL, "", "", "docs/methods.md §2.9, docs/metrics.md §4.13")
+            rows.append(report_row("record-level k-anonymity", NOT_RECORD_LEVEL,
+                                   source="docs/methods.md §2.9, docs/metrics.md §4.13"))
         an = self.anonymity
         on = "docs/metrics.md §4.13" + (f"; on the key columns {', '.join(self.keys)} and the masked columns"
                                          if self.keys else "")
-        add("smallest equivalence class", an["min_class"], "records", higher, on)
-        add("records in classes < k", an["records_in_small_classes"], "records", lower, on)
-        add("k-anonymous", an["k_anonymous"], "", "", on)
-        for col, unique, small in self.coverage:
-            add("kept column not in the k-anonymity check: records unique if it is known", unique, "records",
-                lower, f"{small} records in classes < k with {col} known; declare it in 'keys' (and 'strata') "
-                "to cover it", attribute=col)
+        rows += [report_row("smallest equivalence class", an["min_class"], "records", HIGHER, on),
+                 report_row("records in classes < k", an["records_in_small_classes"], "records", LOWER, on),
+                 report_row("k-anonymous", an["k_anonymous"], source=on)]
+        rows += [report_row("kept column not in the k-anonymity check: records unique if it is known", unique,
+                            "records", LOWER, f"{small} records in classes < k with {col} known; declare it in "
+                            "'keys' (and 'strata') to cover it", attribute=col) for col, unique, small in self.coverage]
         if self.params.get("refine", "none") != "none":
-            add("refinement", self.params["refine"], "", "", "docs/methods.md §2.18")
+            rows.append(report_row("refinement", self.params["refine"], source="docs/methods.md §2.18"))
         if self.params.get("engine", "memory") == "blocks":
-            add("engine", "blocks", "", "", "README, Scaling out")
+            rows.append(report_row("engine", "blocks", source="README, Scaling out"))
             if "blocks" in self.params:
-                add("blocks", self.params["blocks"], "blocks", "", "microagg.partition.blocks")
-            add("block size B", self.params["block_size"], "records", "", "microagg.partition.blocks")
+                rows.append(report_row("blocks", self.params["blocks"], "blocks", source="microagg.partition.blocks"))
+            rows.append(report_row("block size B", self.params["block_size"], "records",
+                                   source="microagg.partition.blocks"))
         cats = self.categories
         rows += column_rows(self.masked + ([] if cats is None else [f"{c} ({kind})" for c, kind in
                                                                     zip(cats.names, cats.kinds)]),
                             self.confidential, self.dropped, self.kept)
         for c, order in ({} if cats is None else cats.orders()).items():
-            add("ordinal order", " < ".join(map(str, order)), "", "", "microagg.data.categories", attribute=c)
+            rows.append(report_row("ordinal order", " < ".join(map(str, order)), source="microagg.data.categories",
+                                   attribute=c))
         if self.survey is not None:
             rows += survey_rows(self.survey, self.params.get("sampling_weights"), self.kept)
         if self.categories_missing is not None:

@@ -47,11 +47,12 @@ import fsspec
 import numpy as np
 import pandas as pd
 
+from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 from ..base.registry import get_method
-from ..base.rows import column_rows, group_rows, report_row, safety_rows
+from ..base.rows import HIGHER, LOWER, column_rows, group_rows, report_row, safety_rows
 from ..data.io import csv_header, read_csv
-from ..data.preprocess import Standardizer, _is_numeric, as_frame, check_scale
+from ..data.preprocess import Standardizer, as_frame, check_scale
 from ..metrics import dld, k_anonymity, sse
 from ..metrics.anonymity import size_stats
 from ..metrics.registry import metrics
@@ -493,7 +494,7 @@ def _matrix(df: pd.DataFrame, i: int, cols: list[str]) -> np.ndarray:
     if missing:
         raise MicroaggError(f"partition {i} of the input lacks column(s) {missing}: every partition must have them.")
     for c in cols:
-        if not _is_numeric(df[c]):
+        if not is_numeric(df[c]):
             raise MicroaggError(f"column '{c}' is not numeric in partition {i} of the input ({df[c].dtype}): "
                                 "microaggregation needs numbers. Convert it or leave it out.")
     return df[cols].to_numpy(dtype=np.float64)
@@ -709,10 +710,6 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
             aggregation) -> pd.DataFrame:
     """The engine's report (see ``DaskRelease.report``)."""
     rows = []
-
-    def add(metric, value, unit="", direction="", source=""):
-        rows.append(report_row(metric, value, unit, direction, source))
-
     total = sum(s["sse"] for s in stats)
     reduction = "sum over the partitions"
     computed = {"IL": (100.0 * total / sst if sst > 0 else float("nan"), reduction), "SSE": (total, reduction),
@@ -729,32 +726,33 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
             continue
         if m.name in computed:
             value, note = computed[m.name]
-            add(m.name, value, m.unit, m.direction, f"{m.source}; {note}")
+            rows.append(report_row(m.name, value, m.unit, m.direction, f"{m.source}; {note}"))
         elif m.name == "DLD":
-            add("DLD", "not computed (dld_sample = 0)", m.unit, m.direction)
+            rows.append(report_row("DLD", "not computed (dld_sample = 0)", m.unit, m.direction))
         else:
-            add(m.name, "not computed at this scale", m.unit, m.direction, m.source)
+            rows.append(report_row(m.name, "not computed at this scale", m.unit, m.direction, m.source))
     counts = np.zeros(max(len(s["size_counts"]) for s in stats), dtype=np.int64)
     for s in stats:
         counts[:len(s["size_counts"])] += s["size_counts"]
     rows += group_rows(size_stats(np.repeat(np.arange(len(counts)), counts), k))
-    add("smallest equivalence class", min(s["min_class"] for s in stats), "records", "higher is better",
-        "docs/metrics.md §4.13; within each partition written, a lower bound for the whole release")
-    add("records in classes < k", 0, "records", "lower is better", "docs/metrics.md §4.13 (checked per partition)")
-    add("k-anonymous", True, "", "", "docs/metrics.md §4.13")
     final = np.concatenate([s["blocks"] for s in stats])
-    add("engine", f"dask ({address}); {method} + {aggregation} inside blocks", "", "", "README, Scaling out")
-    add("records", n, "records", "", "")
-    add("block size B", B, "records", "", "microagg.partition.blocks")
-    if isinstance(plan, StrataPlan):
-        add("strata (one block each)", plan.n_leaves, "strata", "", ", ".join(plan.columns))
-    else:
-        add("tree leaves (routed by a sample)", plan.n_leaves, "leaves", "", f"split tree of {n_sample} sampled "
-            "records")
-    add("blocks", len(final), "blocks", "", f"{len(block_sizes)} routed blocks (leaves < k merged), "
-        "those above B split exactly")
-    add("smallest block", int(final.min()), "records", "", "")
-    add("largest block", int(final.max()), "records", "", "")
-    add("partitions written", len(stats), "files", "", "Parquet")
+    routed = (report_row("strata (one block each)", plan.n_leaves, "strata", source=", ".join(plan.columns))
+              if isinstance(plan, StrataPlan) else
+              report_row("tree leaves (routed by a sample)", plan.n_leaves, "leaves",
+                         source=f"split tree of {n_sample} sampled records"))
+    rows += [report_row("smallest equivalence class", min(s["min_class"] for s in stats), "records", HIGHER,
+                        "docs/metrics.md §4.13; within each partition written, a lower bound for the whole release"),
+             report_row("records in classes < k", 0, "records", LOWER, "docs/metrics.md §4.13 (checked per partition)"),
+             report_row("k-anonymous", True, source="docs/metrics.md §4.13"),
+             report_row("engine", f"dask ({address}); {method} + {aggregation} inside blocks",
+                        source="README, Scaling out"),
+             report_row("records", n, "records"),
+             report_row("block size B", B, "records", source="microagg.partition.blocks"),
+             routed,
+             report_row("blocks", len(final), "blocks", source=f"{len(block_sizes)} routed blocks (leaves < k merged), "
+                        "those above B split exactly"),
+             report_row("smallest block", int(final.min()), "records"),
+             report_row("largest block", int(final.max()), "records"),
+             report_row("partitions written", len(stats), "files", source="Parquet")]
     rows += column_rows(masked, conf, dropped, keep)
     return pd.DataFrame(rows, columns=["metric", "attribute", "value", "unit", "direction", "source"])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,9 @@ class Option:
     ``kind``: "names" (column names, a tuple; ``None`` for "not given" where the default is None), "name" (one
     column or None), "ordinal" (column → its categories from lowest to highest, or None for the natural sort),
     "choice" (one of ``choices``), "bool", "seed" (an integer >= 0 or None) or "engine". ``flag`` is the command
-    line's (``--name-with-dashes`` unless given; a bool that defaults to True is turned off by its flag)."""
+    line's (``--name-with-dashes`` unless given; a bool that defaults to True is turned off by its flag). ``only_with``:
+    the options it has an effect with only, each given (not at its default), like a ``Param``'s ``only_with``:
+    without them the specification refuses it, and the dashboard draws its widget disabled."""
 
     name: str
     kind: str
@@ -57,6 +59,7 @@ class Option:
     choices: tuple = ()
     flag: str = ""
     metavar: str = ""
+    only_with: tuple = ()
 
     @property
     def cli(self) -> str:
@@ -81,7 +84,7 @@ OPTIONS: tuple[Option, ...] = (
            ">= k records), so that keys on the same columns stay k-anonymous", ROLES, metavar="COLS"),
     Option("strata_scaling", "choice", "file", "with strata: the z-scores the partition measures distances on, the "
            "whole file's (file) or each stratum's own (stratum, as sdcMicro does; docs/methods.md §5)", ROLES,
-           choices=STRATA_SCALING),
+           choices=STRATA_SCALING, only_with=("strata",)),
     Option("ordinal", "ordinal", (), "an ordinal quasi-identifier (text or numbers), masked by its group's lower "
            "median, with its categories from lowest to highest, e.g. 'education=none<primary<secondary'; without "
            "'=...' numbers take their order and text its natural sort, with a warning (Domingo-Ferrer & Torra 2005)",
@@ -128,6 +131,12 @@ class Params(Mapping):
 
     def __len__(self):
         return len(self._items)
+
+    @property
+    def key(self) -> tuple:
+        """(name, value) pairs, sorted, an array as its shape, type and a digest of its bytes: hashable, and read
+        alike by Streamlit's hasher (which samples large arrays)."""
+        return self._key
 
     def __hash__(self):
         return hash(self._key)
@@ -227,10 +236,15 @@ class ReleaseSpec:
             raise MicroaggError(f"method '{part.name}' ({part.title}) needs confidential attributes: pass "
                                 "confidential=[...] naming the sensitive columns (the others are the "
                                 "quasi-identifiers).")
-        if self.strata_scaling != "file" and (not self.strata or part.caps.units == "original"):
+        for o in OPTIONS:
+            without = [n for n in o.only_with if getattr(self, n) == OPTION[n].default]
+            if without and getattr(self, o.name) != o.default:
+                raise MicroaggError(f"{o.name}={getattr(self, o.name)!r} needs {' and '.join(without)} ({o.help}): "
+                                    f"give {'them' if len(without) > 1 else 'it'}, or leave {o.name} out.")
+        if self.strata_scaling != "file" and part.caps.units == "original":
             raise MicroaggError(f"strata_scaling={self.strata_scaling!r} scales each stratum on its own for the "
-                                "partition: it needs strata, and a method that works on z-scores (not "
-                                f"'{part.name}', which works in the data's own units). Leave it out.")
+                                f"partition: it needs a method that works on z-scores (not '{part.name}', which "
+                                "works in the data's own units). Leave it out.")
         accepts = self.engine.accepts
         refused = [] if accepts is None else \
             [o.name for o in OPTIONS if o.kind != "engine" and getattr(self, o.name) != o.default
@@ -278,6 +292,12 @@ class ReleaseSpec:
     @property
     def aggregator(self) -> Method:
         return get_method("aggregate", self.aggregation)
+
+    def key(self) -> tuple:
+        """Every field as (name, value), a method's parameters by their :class:`Params` key (an array by a digest of
+        its bytes): what a cache of releases is keyed on (the dashboard's, shared by its sessions)."""
+        return tuple((f.name, v.key if isinstance(v, Params) else v) for f in fields(self)
+                     for v in [getattr(self, f.name)])
 
     def given(self) -> dict[str, Any]:
         """The options that differ from their defaults, by name (in :data:`OPTIONS` order)."""
@@ -547,5 +567,3 @@ def next_name(text: str, i: int, seps: str, flag: str) -> tuple[str, int, str]:
         raise MicroaggError(f"{flag} {text!r}: {text[after:]!r} follows the quoted name {name!r}; separate names "
                             f"with {' or '.join(map(repr, seps))}.")
     return name, after + 1, text[after:after + 1]
-
-

@@ -32,3 +32,12 @@ def test_heartbeat_prints_elapsed_time_until_the_block_ends():
     assert len(lines) >= 2 and lines[0].startswith("... still running:") and lines[0].endswith("(estimate: 1 s to 2 s)")
     time.sleep(0.15)
     assert out.getvalue().splitlines() == lines  # stopped with the block
+
+
+def test_the_numpy_quadratic_methods_get_the_hint_at_smaller_sizes():
+    """Their capability ``quadratic`` is their time over compiled MDAV's, so the hint comes at smaller n."""
+    assert scale_hint(100_000, 10, MDAV) is None
+    for name in ("rmd", "pppca", "clustpppca"):
+        hint = scale_hint(100_000, 10, get_method("partition", name))
+        assert hint and hint.startswith(name)
+    assert scale_hint(100_000, 10, get_method("partition", "clustpca")) is None  # clusters and one sort per cluster

@@ -43,3 +43,13 @@ def test_percent_is_strictly_inside_0_100():
     for bad in (0, 100, True, "5"):
         with pytest.raises(MicroaggError, match="percentage"):
             percent(bad)
+
+
+@pytest.mark.parametrize("values,want", [([1, 2], True), ([1.5, None], True), ([True, False], False),
+                                         ([1 + 2j, 3j], False), (["1", "2"], False), ([None, None], False)])
+def test_is_numeric_means_real_numbers(values, want):
+    import pandas as pd
+
+    from microagg.base.checks import is_numeric
+
+    assert is_numeric(pd.Series(values)) is want

@@ -1,3 +1,6 @@
+import re
+from pathlib import Path
+
 import pytest
 
 import microagg as ma
@@ -138,3 +141,23 @@ def test_the_public_function_validates_once_and_the_kernel_gets_validated_input(
     with pytest.raises(TypeError):
         probe(rows, 2, delta=1)  # not a parameter of the kernel: as for any Python function
     assert len(seen) == 1  # the kernel never saw invalid input
+
+
+def test_every_method_is_a_function_of_its_package():
+    """A method found by discovery (its own file, not named in the package's __init__) is called like the others:
+    ``ma.partition.gsms(Z, k)``, not ``ma.partition.gsms.gsms``."""
+    for kind, package in (("partition", ma.partition), ("aggregate", ma.aggregate)):
+        for m in methods(kind):
+            public = getattr(package, m.func.__name__)
+            assert public is m.func and callable(public), (kind, m.name)
+            assert m.func.__name__ in package.__all__, (kind, m.name)
+
+
+def test_the_menu_order_is_the_one_the_readme_gives():
+    """README, "The menu.": the methods and aggregations in the order the registry (and every menu) lists them."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    menu = readme[readme.index("**The menu.**"):]
+    menu = menu[:menu.index("\n- ")]
+    partitioners, aggregations = menu.split("in this order:")[1].split("the aggregations")
+    assert re.findall(r"`(\w+)`", partitioners) == [m.name for m in methods("partition")]
+    assert re.findall(r"`(\w+)`", aggregations) == [m.name for m in methods("aggregate")]

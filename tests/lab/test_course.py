@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 import microagg as ma
+from microagg.base.controls import control
 from microagg.base.errors import MicroaggError
 from microagg.lab import course
 
@@ -32,6 +33,29 @@ def test_controls_follow_the_registry_and_exclude_w_of_one():
     assert all(not course.control(name).continuous_update for name in ("k", "alpha", "delta", "w"))
     with pytest.raises(MicroaggError, match="no course control"):
         course.control("gamma")
+
+
+# the course's widget kind for each kind of control (base.controls)
+KINDS = {"FloatSlider": "slider", "IntSlider": "slider", "BoundedFloatText": "number", "BoundedIntText": "number",
+         "Dropdown": "choice", "Checkbox": "bool", "Text": "text"}
+
+
+@pytest.mark.parametrize("name", ["alpha", "delta", "w", "w_seed", "weights", "relative", "solver", "p", "tolerance"])
+def test_a_parameter_widget_is_drawn_from_its_control(name):
+    """The range, step, default, label and help of the dashboard's widget (``base.controls.control``)."""
+    p = {**ma.metrics.registry.PARAMS, **{q.name: q for q in ma.registry.get_method("aggregate", "p3m").params}}[name]
+    c, widget = control(p), course.control(name)
+    assert KINDS[type(widget).__name__] == c.kind
+    assert (widget.value, widget.description, widget.tooltip) == (c.default, c.label, c.help)
+    if c.kind in ("slider", "number"):
+        assert (widget.min, widget.max, widget.step) == (c.low, c.high, c.step)
+    assert not getattr(widget, "continuous_update", False)
+
+
+def test_a_value_outside_the_range_is_refused_not_moved():
+    assert course.control("delta", 0.3).value == 0.3
+    with pytest.raises(MicroaggError, match="outside"):
+        course.control("delta", 20.0)
 
 
 def test_compare_aggregations_shows_the_medians_exact_cells(tarragona):

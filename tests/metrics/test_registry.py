@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
+from microagg.base.rows import LOWER
 from microagg.metrics import registry
 
 
@@ -59,7 +60,7 @@ def test_the_categorical_metrics_are_computed_when_a_release_has_categories():
 
 
 def test_a_metric_registers_only_from_a_listed_module():
-    metric = registry.Metric("XYZ", "x", "utility", "%", registry.LOWER, "s", "summary", "docs/metrics.md §4.1")
+    metric = registry.Metric("XYZ", "x", "utility", "%", LOWER, "s", "summary", "docs/metrics.md §4.1")
     with pytest.raises(ValueError, match="MODULES"):
         registry.register(metric)(lambda ctx: {"XYZ": 0.0})
     assert "XYZ" not in {m.name for m in registry.metrics()}

@@ -91,7 +91,7 @@ def test_every_group_holds_k_records_of_every_class_of_its_sub_microdata(zkc):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tr = hm_pfsom_steps(Z, k, conf)
-        again = hm_pfsom(Z, k, conf)
+        again = hm_pfsom(Z, k, conf) if k >= 2 else tr.labels  # the partition's k is a release's, >= 2
     assert np.array_equal(Z, before) and np.array_equal(again, tr.labels)
     m = tr.labels.max() + 1
     assert np.array_equal(np.unique(tr.labels), np.arange(m)) and len(tr.seeds) == m
@@ -200,10 +200,14 @@ def test_bad_parameters(args, kwargs, fragment):
 
 def test_bad_data_and_k():
     Z = np.random.default_rng(0).normal(size=(30, 3))
-    with pytest.raises(ma.MicroaggError, match="positive integer"):
+    with pytest.raises(ma.MicroaggError, match="integer >= 2"):
         hm_pfsom(Z, 0, [2])
-    with pytest.raises(ma.MicroaggError, match="positive integer"):
+    with pytest.raises(ma.MicroaggError, match="integer >= 2"):
         hm_pfsom(Z, 2.5, [2])
+    with pytest.raises(ma.MicroaggError, match="k = 1 would release"):  # the partition's k is the release's
+        hm_pfsom(Z, 1, [2])
+    with pytest.raises(ma.MicroaggError, match="positive integer"):  # the trace takes k >= 1, as the paper's example
+        hm_pfsom_steps(Z, 0, [2])
     with pytest.raises(ma.MicroaggError, match="at least k"):
         hm_pfsom(Z, 31, [2])
     bad = Z.copy()

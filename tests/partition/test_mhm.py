@@ -65,7 +65,7 @@ def test_the_cut_is_optimal_for_the_path(zk, improve):
     if improve:
         two_opt(Z, path)
     labels = path_labels(Z, path, k)
-    assert np.array_equal(labels, ma.partition.mhm.mhm(Z, k, two_opt=improve))
+    assert np.array_equal(labels, ma.partition.mhm(Z, k, two_opt=improve))
     sizes = np.bincount(labels)
     assert sizes.min() >= k and sizes.max() <= 2 * k - 1
     assert (np.diff(labels[path]) >= 0).all()  # consecutive along the path, numbered along it
@@ -89,7 +89,7 @@ def test_two_opt_untangles_a_crossing():
 def test_census_two_opt_lowers_the_sse_and_the_method_runs_through_the_pipeline():
     df = ma.load_dataset("census")
     Z = standardize(df.to_numpy(float))
-    plain, improved = (sse(Z, ma.partition.mhm.mhm(Z, 3, two_opt=opt)) for opt in (False, True))
+    plain, improved = (sse(Z, ma.partition.mhm(Z, 3, two_opt=opt)) for opt in (False, True))
     assert improved < plain
     rel = ma.microaggregate(df, 3, method="mhm", two_opt=True, shuffle=False)
     assert rel.params["two_opt"] is True and rel.anonymity["k_anonymous"]

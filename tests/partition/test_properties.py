@@ -14,6 +14,13 @@ from .strategies import data_and_k
 PARTITIONERS = [m.name for m in methods("partition") if not m.caps.uses_roles]
 
 
+def test_the_properties_cover_sdcmicros_methods():
+    """Every method sdcMicro offers is drawn below (docs/reproductions.md §13); only role-using methods are not."""
+    assert {"mdav", "projection", "individual_ranking", "rmd", "simple", "pppca", "mcdpca", "clustpca", "clustpppca",
+            "clustmcdpca", "influence"} <= set(PARTITIONERS)
+    assert {m.name for m in methods("aggregate")} >= {"mean", "median", "trim", "onestep"}  # drawn for each
+
+
 def draw_params(draw, method):
     """Parameters drawn from the registered description (ints without an upper bound keep their default)."""
     out = {}

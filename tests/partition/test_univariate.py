@@ -60,13 +60,32 @@ def test_projection_axes():
     W = np.column_stack([base, rng.standard_normal(60), -3 * base + rng.standard_normal(60)])
     W = (W - W.mean(0)) / W.std(0)
     u = np.linalg.solve(W[:3], ma.partition.projection_scores(W, "pca")[:3])
-    assert np.linalg.norm(u) == pytest.approx(1.0) and u[np.argmax(np.abs(u))] > 0  # sign rule
+    assert np.linalg.norm(u) == pytest.approx(1.0) and u[0] > 0  # sign rule (decision 10)
     v = np.linalg.eigh(np.cov(W.T, bias=True))[1][:, -1]
     assert np.allclose(u, v) or np.allclose(u, -v)  # the first principal axis
     assert ma.partition.projection_scores(-W, "pca") == pytest.approx(-ma.partition.projection_scores(W, "pca"))
     assert np.allclose(ma.partition.projection_scores(Z, "zsum"), Z.sum(1))
     by_column = ma.partition.projection(Z, 4, axis="column", column=2)
     assert list(by_column[np.argsort(Z[:, 2], kind="stable")]) == sorted(by_column)
+
+
+def test_pca_axis_has_its_first_loading_positive_as_r_princomp():
+    """Decision 10: the axis's first component is positive (R's princomp, hence sdcMicro's pca), even where its
+    largest component is negative; with n mod k != 0 the sign decides which end takes the larger last group."""
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal(31)
+    Z = np.column_stack([-0.3 * base + rng.standard_normal(31), base + 0.1 * rng.standard_normal(31),
+                         -base + 0.6 * rng.standard_normal(31)])
+    Z = (Z - Z.mean(0)) / Z.std(0)
+    u = ma.partition.univariate.principal_axis(Z)
+    assert u[0] > 0 and u[1] < 0 and abs(u[1]) == np.abs(u).max()
+    labels = ma.partition.projection(Z, 4)
+    order = np.argsort(Z @ u, kind="stable")  # ascending scores on the R-signed axis
+    assert list(labels[order]) == [g for g in range(7) for _ in range(4 if g < 6 else 7)]
+    assert np.bincount(labels[order[-7:]]).max() == 7  # the 7 highest scores form the last group
+    flat = np.column_stack([np.zeros(31), Z[:, 1:]])  # first loading exactly 0: the next one decides
+    v = ma.partition.univariate.principal_axis(flat)
+    assert v[0] == 0 and v[np.flatnonzero(v)[0]] > 0
 
 
 def test_pca_axis_follows_the_dominant_correlation(benchmark_z):

@@ -31,6 +31,8 @@ def test_cells_broadcast_and_resolve_the_weights():
     (dict(weights="random", w_seed=-1), "'w_seed' must be a non-negative integer"),
     (dict(relative="yes"), "'relative' must be True or False"),
     (dict(delta=-1), "'delta' must be >= 0"),
+    (dict(relative=True, delta=0), r"relative threshold Δ = r·\|x\| and must be > 0"),
+    (dict(relative=True, delta=[0.1, 0.0, 0.2]), r"relative threshold Δ = r·\|x\| and must be > 0"),
     (dict(w=1.0), r"'w' must lie in \[0, 1\)"),
 ])
 def test_one_validator(kwargs, fragment):

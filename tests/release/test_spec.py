@@ -143,3 +143,14 @@ def test_a_partitioner_s_kernel_for_other_data_is_chosen_by_capability():
         ma.microaggregate(df, 4, columns=["x", "y"], method="vmdav", identifiers=[])
     with pytest.raises(ma.MicroaggError, match="heterogeneous MDAV.*got method 'mdav' variant 'classic'"):
         ma.microaggregate(df, 4, columns=["x"], nominal=["c"], variant="classic", identifiers=[])
+
+
+def test_an_option_is_refused_without_the_options_its_row_says_it_needs():
+    """``Option.only_with`` is read by the specification (and the dashboard): strata_scaling without strata is refused
+    naming them; with strata, a method in the data's own units is refused too."""
+    assert OPTION["strata_scaling"].only_with == ("strata",)
+    with pytest.raises(ma.MicroaggError, match=r"strata_scaling='stratum' needs strata \(with strata: "):
+        ReleaseSpec.of(3, strata_scaling="stratum")
+    with pytest.raises(ma.MicroaggError, match="not 'insensitive_mdav', which works in the data's own units"):
+        ReleaseSpec.of(3, "insensitive_mdav", strata=["r"], strata_scaling="stratum")
+    assert ReleaseSpec.of(3, strata=["r"], strata_scaling="stratum").strata_scaling == "stratum"

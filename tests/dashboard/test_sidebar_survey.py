@@ -5,7 +5,7 @@ the bundled survey example with weights, missing cells and categorical quasi-ide
 import numpy as np
 import pandas as pd
 
-from tests.test_app_inputs import messages, upload
+from tests.dashboard.test_sidebar import messages, upload
 
 
 def survey_csv(weight: str = "weight") -> bytes:
@@ -36,7 +36,7 @@ def test_missing_cells_and_a_weight_role_give_a_survey_release():
 
 
 def test_only_a_sampling_weight_is_proposed():
-    from tests.test_app_inputs import APP, AppTest
+    from tests.dashboard.test_sidebar import APP, AppTest
 
     at = AppTest.from_file(APP, default_timeout=180)
     at.session_state["tab"] = "Release"
@@ -48,7 +48,7 @@ def test_only_a_sampling_weight_is_proposed():
 
 
 def test_the_survey_example_releases_with_weights_missing_cells_and_categories():
-    from tests.test_app_inputs import APP, AppTest
+    from tests.dashboard.test_sidebar import APP, AppTest
 
     expr = "ma.load_dataset('survey')"
     at = AppTest.from_file(APP, default_timeout=180)

@@ -7,7 +7,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from microagg.base.registry import get_method
-from tests.test_app_inputs import APP, messages
+from tests.dashboard.test_sidebar import APP, messages
 
 VMDAV, MEDIAN = get_method("partition", "vmdav").title, get_method("aggregate", "median").title
 LAPLACE = get_method("aggregate", "laplace").title

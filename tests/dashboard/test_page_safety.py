@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 import microagg as ma
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 EIA = "ma.load_dataset('eia')"
 
 

@@ -3,7 +3,7 @@ filled in from the data, and the page says what is wrong until they are."""
 
 import microagg as ma
 
-from .test_app import ok, open_tab, shown, start
+from .test_page import ok, open_tab, shown, start
 
 LAPLACE = ma.registry.get_method("aggregate", "laplace").title
 INSENSITIVE = ma.registry.get_method("partition", "insensitive_mdav").title

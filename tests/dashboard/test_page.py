@@ -1,6 +1,7 @@
 """The dashboard through Streamlit's AppTest: every data source, method and aggregation; errors; every widget at
 the extremes of its range."""
 
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from microagg.base.registry import DIFFERENTIAL_PRIVACY, methods
 from microagg.lab.explore import risk_utility
 from microagg.metrics.risk import RULES
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 P3M = "P3M (proximity-breach prevention)"
 
 
@@ -112,7 +113,7 @@ def test_methods_using_roles_get_the_data_sets_confidential_columns_and_explain_
     assert not at.exception and "confidential" in at.error[0].value
 
 
-# a differentially private aggregation needs bounds typed first: tests/test_app_dp.py
+# a differentially private aggregation needs bounds typed first: tests/dashboard/test_sidebar_dp.py
 @pytest.mark.parametrize("aggregation", [m.title for m in methods("aggregate")
                                          if m.caps.privacy != DIFFERENTIAL_PRIVACY])
 def test_every_aggregation(aggregation):
@@ -372,3 +373,14 @@ def test_the_step_by_step_demo_follows_the_sidebar_and_avoids_identifiers():
     assert at.number_input(key="demo-size").min == 300
     assert at.selectbox(key="demo-variant:classic").value == "classic"
     assert "UTILITYID" not in at.multiselect(key="demo-pair").value
+
+
+def test_every_tab_module_draws_one_tab_of_the_table():
+    """README, "Architecture": a tab is a function ``tab_<module>`` in a module of dashboard/tabs/ and one line of
+    ``page.TABS``; the page shows the table's tabs in its order."""
+    from microagg.dashboard import page, tabs
+
+    modules = {m.name for m in pkgutil.iter_modules(tabs.__path__)} - {"common"}
+    assert {f.__module__.rsplit(".", 1)[1] for f in page.TABS.values()} == modules
+    assert all(f.__name__ == "tab_" + f.__module__.rsplit(".", 1)[1] for f in page.TABS.values())
+    assert [t.label for t in start().tabs] == list(page.TABS)
