@@ -8,6 +8,9 @@
                                                # the same for a method of the family sharing MDAV's engine
     python benchmarks/bench_mdav.py --huge 10000000 --threads 2
                                                # one run on 10^7 records, labels spot-checked step by step
+    python benchmarks/bench_mdav.py --scaling 1 2 4 8 16 --sizes 1000000
+                                               # the same run on 1, 2, ... threads: speedup over one thread, CPU
+                                               # time, labels compared with the one-thread run (a many-core machine)
 
 Data: standardized N(0, I), d = 10, k = 3, MDAV-generic. The baseline is the
 textbook numpy MDAV (full distance vectors over the remaining records for every
@@ -171,6 +174,26 @@ def against(other: str, sizes: list[int], threads: int | None, method: str = "md
               f"| {same} | {load} |", flush=True)
 
 
+def scaling(sizes: list[int], counts: list[int]) -> None:
+    """Each size on each thread count in turn, in fresh processes: wall and CPU time, the speedup over the first
+    count, and the labels compared with the first count's."""
+    print(f"MDAV-generic, N(0, I), d = 10, k = 3; threads {counts}; {os.cpu_count()} cores\n")
+    print("| n | threads | wall (s) | CPU (s) | speedup | CPU / first's | labels | load |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            first = None
+            for t in counts:
+                load = os.getloadavg()[0]
+                info = run_child(n, f"{tmp}/{t}.npy", None, t)
+                load = f"{load:.1f}–{os.getloadavg()[0]:.1f}"
+                first = first or (t, info)
+                same = np.array_equal(np.load(f"{tmp}/{t}.npy"), np.load(f"{tmp}/{first[0]}.npy"))
+                print(f"| {n} | {t} | {info['t']:.2f} | {info['cpu']:.2f} | {first[1]['t'] / info['t']:.2f}× | "
+                      f"{info['cpu'] / first[1]['cpu']:.2f} | {'identical' if same else 'DIFFER'} | {load} |",
+                      flush=True)
+
+
 def huge(n: int, threads: int | None, pairs: int) -> None:
     """One timed run of MDAV on n records of N(0, I) (d = 10, k = 3), then ``spot_check``."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,6 +220,8 @@ def main() -> None:
                     help="partitioner of the --against runs (default: mdav)")
     ap.add_argument("--huge", type=int, metavar="N", help="time one run on N records (--threads), labels spot-checked "
                                                           "by replaying steps with numpy (the baseline is too slow)")
+    ap.add_argument("--scaling", type=int, nargs="+", metavar="THREADS",
+                    help="time --sizes on each of these thread counts, labels compared with the first")
     ap.add_argument("--pairs", type=int, default=8, help="steps replayed for --huge (default 8)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("labels_out", nargs="?", help=argparse.SUPPRESS)
@@ -207,6 +232,8 @@ def main() -> None:
         return against(args.against, args.sizes, args.threads, args.method)
     if args.huge:
         return huge(args.huge, args.threads, args.pairs)
+    if args.scaling:
+        return scaling(args.sizes, args.scaling)
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"python {platform.python_version()}, numba threads {numba.get_num_threads()}")

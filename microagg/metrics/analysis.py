@@ -2,10 +2,9 @@
 see the release as they see the original?
 
 KS and Wasserstein distances per attribute (docs/metrics.md §4.20), the eigenvalue-based IL of Templ & Meindl 2008
-(§4.21), the confidence-interval overlap of regression coefficients of Karr et al. 2006 (§4.22) and the
-propensity-score mean squared error pMSE of Woo, Reiter, Oganian & Karr 2009 with the ratio of Snoke et al. 2018
-(§4.23). All are computed on z-scores of the original, where they equal their values in original units (KS, CI
-overlap, pMSE) or state them in the original's sd (Wasserstein, eigenvalues).
+(§4.21), and the confidence-interval overlap of regression coefficients of Karr et al. 2006 (§4.22); pMSE is in
+``propensity``. All are computed on z-scores of the original, where they equal their values in original units (KS,
+CI overlap) or state them in the original's sd (Wasserstein, eigenvalues).
 """
 
 from __future__ import annotations
@@ -13,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.errors import MicroaggError
-from ..base.rows import HIGHER, LOWER, NEUTRAL
+from ..base.rows import HIGHER, LOWER
 from ._arrays import pair
-from .registry import Metric, register
+from .registry import Metric, not_computed, register
 
 _MARGINS, _EIGEN = "docs/metrics.md §4.20", "docs/metrics.md §4.21"
-_REGRESSION, _PMSE = "docs/metrics.md §4.22", "docs/metrics.md §4.23"
+_REGRESSION = "docs/metrics.md §4.22"
+SEPARATE_MAX = 100  # attributes up to which regressions on exactly collinear attributes are fitted one by one
 
 
 def ks_distance(Z, Zp) -> np.ndarray:
@@ -85,88 +85,53 @@ def _ols(G: np.ndarray, n: int, response: int, level: float):
     return beta, student.ppf(0.5 + level / 2, n - p) * se
 
 
+def _ols_all(P: np.ndarray, n: int, responses: list[int], level: float):
+    """The fits of :func:`_ols` for every column in ``responses`` at once from P = G⁻¹ of a Gram matrix of full rank
+    (block inversion: with r last, P_rr = 1/RSS, the coefficients −P_{·r}/P_rr and the inverse of the others' Gram
+    matrix P_{··} − P_{·r}P_{r·}/P_rr): O(d²) per response instead of O(d³)."""
+    from scipy.stats import t as student
+
+    p = len(P) - 1
+    for r in responses:
+        rest = np.arange(len(P)) != r
+        col, prr = P[rest, r], P[r, r]
+        rss = max(1.0 / prr, 0.0)
+        se = np.sqrt(rss / (n - p) * np.clip(np.diag(P)[rest] - col ** 2 / prr, 0, None))
+        yield -col / prr, student.ppf(0.5 + level / 2, n - p) * se
+
+
+def _fits(G: np.ndarray, n: int, responses: list[int], level: float) -> list:
+    """:func:`_ols` for every column in ``responses``: from one inverse when G has full rank (then so has every
+    design it contains), else one regression at a time, up to :data:`SEPARATE_MAX` attributes."""
+    if n <= len(G) - 1:
+        return [None] * len(responses)  # more coefficients than records: no regression has intervals
+    if np.linalg.matrix_rank(G) == len(G):
+        return list(_ols_all(np.linalg.inv(G), n, responses, level))
+    if len(G) - 1 > SEPARATE_MAX:
+        raise MicroaggError(f"the attributes are exactly collinear (their design has rank {np.linalg.matrix_rank(G)} "
+                            f"of {len(G)}), so every regression needs its own fit, O(d⁴) in all: not done above "
+                            f"{SEPARATE_MAX} attributes (here {len(G) - 1})")
+    return [_ols(G, n, r, level) for r in responses]
+
+
 def regression_overlap(Z, Zp, responses=None, level: float = 0.95) -> np.ndarray:
     """Mean CI overlap (Karr et al. 2006) of the coefficients of the OLS regression of each attribute in ``responses``
     (positions; default every attribute) on all the others with an intercept, fitted on the original and on the
-    release: one value per response, NaN where either design is singular (docs/metrics.md §4.22)."""
+    release: one value per response, NaN where either design is singular (docs/metrics.md §4.22). Every fit comes
+    from one inverse of the Gram matrix, O(n·d² + d³) in all; if the attributes of either file are exactly collinear,
+    each regression is fitted on its own (O(d⁴)), which is refused above 100 attributes."""
     Z, Zp = pair(Z, Zp)
     n, d = Z.shape
-    responses = range(d) if responses is None else [int(r) for r in responses]
+    responses = list(range(d)) if responses is None else [int(r) for r in responses]
     grams = [np.vstack([np.ones(n), M.T]) @ np.column_stack([np.ones(n), M]) for M in (Z, Zp)]
     out = []
-    for r in responses:
-        fits = [_ols(G, n, r + 1, level) for G in grams]
+    for fits in zip(*(_fits(G, n, [r + 1 for r in responses], level) for G in grams)):
         if any(f is None for f in fits):
             out.append(float("nan"))
             continue
         (b, h), (bp, hp) = fits
         out.append(float(ci_overlap(b - h, b + h, bp - hp, bp + hp).mean()))
     return np.array(out)
-
-
-def _quadratic(M: np.ndarray) -> np.ndarray:
-    """Intercept, main effects, squares and pairwise products: the propensity model of docs/metrics.md §4.23."""
-    d = M.shape[1]
-    M = np.asfortranarray(M)
-    out = np.empty((len(M), 1 + d + d * (d + 1) // 2), order="F")  # filled column by column
-    out[:, 0] = 1.0
-    out[:, 1:d + 1] = M
-    for c, (i, j) in enumerate(zip(*np.triu_indices(d)), start=d + 1):
-        np.multiply(M[:, i], M[:, j], out=out[:, c])
-    return out
-
-
-def _log_likelihood(eta: np.ndarray, y: np.ndarray) -> float:
-    return float(np.sum(y * eta - np.logaddexp(0.0, eta)))
-
-
-def propensity_scores(Z, Zp, max_iter: int = 100) -> tuple[np.ndarray, int]:
-    """Fitted probability that each row of the stacked data [Z; Zp] belongs to the release, by maximum likelihood of
-    a logistic regression on the quadratic model, and the number of its parameters (the rank of the design).
-
-    Newton–Raphson on an orthonormal basis of the design's columns (from the eigenvectors of its Gram matrix,
-    directions with eigenvalues below 1e-10 of the largest dropped, so collinear terms drop out), each
-    step halved until the likelihood rises; it stops when the likelihood gains less than 1e-10 of itself. On
-    separable data the likelihood has no maximum: after ``max_iter`` steps the scores are next to 0 and 1."""
-    Z, Zp = pair(Z, Zp)
-    A = _quadratic(np.vstack([Z, Zp]))
-    A[:, 1:] -= A[:, 1:].mean(axis=0)
-    A[:, 1:] /= np.maximum(np.abs(A[:, 1:]).max(axis=0), 1e-300)  # same column space, comparable scales
-    lam, V = np.linalg.eigh(A.T @ A)
-    keep = lam > 1e-10 * lam[-1]
-    U = A @ (V[:, keep] / np.sqrt(lam[keep]))
-    y = np.repeat([0.0, 1.0], len(Z))
-    beta, eta = np.zeros(U.shape[1]), np.zeros(len(U))
-    ll = _log_likelihood(eta, y)
-    for _ in range(max_iter):
-        p = 0.5 * (1.0 + np.tanh(eta / 2))
-        B = U * np.sqrt(p * (1 - p))[:, None]
-        step = np.linalg.lstsq(B.T @ B, U.T @ (y - p), rcond=None)[0]  # B.T @ B: one symmetric product
-        t = 1.0
-        while True:
-            trial = U @ (beta + t * step)
-            gained = _log_likelihood(trial, y) - ll
-            if gained >= 0 or t < 1e-8:
-                break
-            t /= 2
-        if gained < 0:
-            break
-        beta, eta, ll = beta + t * step, trial, ll + gained
-        if gained <= 1e-10 * abs(ll):
-            break
-    return 0.5 * (1.0 + np.tanh(eta / 2)), U.shape[1]
-
-
-def pmse(Z, Zp) -> tuple[float, float]:
-    """pMSE = 1/N Σ (p̂_i − c)² over the N = 2n stacked records, c = 1/2 the release's share (Woo, Reiter, Oganian &
-    Karr 2009), 0 indistinguishable and 0.25 separable, and its ratio to (k − 1)(1 − c)² c / N, k the model's
-    parameters, Snoke et al. 2018's null expectation; two samples of one distribution give about 2, not 1, as
-    the delta method predicts (docs/metrics.md §4.23). The ratio is NaN when every term but the intercept drops out
-    (all records identical)."""
-    p, k = propensity_scores(Z, Zp)
-    N, c = len(p), 0.5
-    value = float(np.mean((p - c) ** 2))
-    return value, value / ((k - 1) * (1 - c) ** 2 * c / N) if k > 1 else float("nan")
 
 
 @register(
@@ -194,18 +159,8 @@ def _eigen(ctx) -> dict:
                  "Mean overlap of the 95 % confidence intervals of the coefficients of each attribute regressed on "
                  "the others, fitted on original and release: 1 = same inference.", _REGRESSION, per_attribute=True))
 def _regression(ctx) -> dict:
-    each = regression_overlap(ctx.Z, ctx.Zp)
+    try:
+        each = regression_overlap(ctx.Z, ctx.Zp)
+    except MicroaggError as exc:  # the inputs were checked: only the cost of collinear attributes is refused
+        return {"regression CI overlap": not_computed(str(exc))}
     return {"regression CI overlap": (float(np.nanmean(each)) if np.isfinite(each).any() else float("nan"), each)}
-
-
-@register(
-    Metric("pMSE", "Propensity-score MSE", "utility", "", LOWER, "Woo, Reiter, Oganian & Karr 2009",
-           "How well a logistic model (quadratic terms) tells masked from original records: 0 = not at all, "
-           "0.25 = perfectly.", _PMSE),
-    Metric("pMSE ratio", "pMSE over its null expectation", "utility", "", NEUTRAL, "Snoke et al. 2018",
-           "pMSE divided by Snoke et al.'s null expectation (k − 1)(1 − c)²c/N: two samples of one distribution "
-           "give about 2 (docs/metrics.md §4.23); larger = easier to tell apart.", _PMSE),
-)
-def _pmse(ctx) -> dict:
-    value, ratio = pmse(ctx.Z, ctx.Zp)
-    return {"pMSE": value, "pMSE ratio": ratio}

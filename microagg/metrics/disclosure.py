@@ -24,7 +24,7 @@ from ..base.checks import columns, percent
 from ..base.errors import MicroaggError
 from ..base.rows import LOWER
 from ._arrays import pair
-from .registry import PARAMS, Metric, register
+from .registry import PARAMS, Metric, not_computed, register
 from .risk import Linkage, interval_disclosure, shared_linkage
 
 MAD_TO_SD = 1.4826  # 1 / Φ⁻¹(3/4): the MAD of a normal sample times this estimates its sd
@@ -78,7 +78,8 @@ def rid(Z, Zp, p: float = 5.0, by_attribute: bool = False):
 def _one_to_one(ctx) -> dict:
     limit = ctx.params["one_to_one_max"]
     if ctx.n > limit:
-        return {"DLD one-to-one": f"not computed above {limit:,} records"}
+        return {"DLD one-to-one": not_computed(f"{ctx.n:,} records, above one_to_one_max = {limit:,} (an n x n "
+                                               "distance matrix and a cubic assignment solver)")}
     return {"DLD one-to-one": dld_one_to_one(ctx.Z, ctx.Zp, max_records=limit)}
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..base.errors import MicroaggError
 from ..base.registry import Param
+from ..figures.tables import NOT_COMPUTED
 from ..privacy.wishes import NAMES as WISH_NAMES
 from ..privacy.wishes import PARAMS as WISHES
 
@@ -39,8 +40,8 @@ NEEDS = {
     "sampling weights": "the sampling weight of every record (a survey's design weights)",
 }
 # The computing modules, in the order of the evaluation table's rows.
-MODULES = ("utility", "categorical", "analysis", "probabilistic", "gil", "groups", "risk", "disclosure", "attribute",
-           "inference", "privacy", "scores", "significance", "survey")
+MODULES = ("utility", "categorical", "analysis", "propensity", "probabilistic", "gil", "groups", "risk", "disclosure",
+           "attribute", "inference", "privacy", "scores", "significance", "survey")
 
 PARAMS: dict[str, Param] = {p.name: p for p in (
     *WISHES,
@@ -98,9 +99,27 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class Noted:
+    """A metric's value with a note that its row's ``source`` carries: how it was computed (the model a budget
+    chose, say), or, with value NaN and a note beginning "not computed:", why it was not (:func:`not_computed`)."""
+
+    value: Any
+    note: str
+
+    def source(self, source: str) -> str:
+        """The row's source: the metric's ``source`` with the note (first when the metric was not computed)."""
+        return f"{self.note}; {source}" if self.note.startswith(NOT_COMPUTED) else f"{source}; {self.note}"
+
+
+def not_computed(reason: str) -> Noted:
+    """The value of a metric not computed, e.g. because it cannot be afforded on these data: NaN, with ``reason``."""
+    return Noted(float("nan"), f"{NOT_COMPUTED}: {reason}")
+
+
+@dataclass(frozen=True)
 class Computation:
     """Metrics computed together by ``func(ctx)``, which returns ``{name: value}`` (a metric left out is not
-    defined for these inputs) or ``{name: (value, one value per attribute)}``."""
+    defined for these inputs), ``{name: (value, one value per attribute)}`` or ``{name: Noted(value, note)}``."""
 
     metrics: tuple[Metric, ...]
     func: Callable[[Context], dict]
@@ -224,4 +243,5 @@ class Context:
         """The value of metric ``name`` over all attributes."""
         get_metric(name)
         value = self.results(_BY_NAME[name][1])[name]
+        value = value.value if isinstance(value, Noted) else value
         return value[0] if isinstance(value, tuple) else value

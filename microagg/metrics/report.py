@@ -14,7 +14,7 @@ from ..base.labels import check_labels
 from ..data.preprocess import Standardizer, as_frame, numeric_matrix, select_columns
 from ..figures.tables import NOT_COMPUTED
 from ._arrays import pair, rescaled
-from .registry import Context, computations, get_metric, resolve
+from .registry import Context, Noted, computations, get_metric, resolve
 
 COLUMNS = ["metric", "attribute", "value", "unit", "direction", "source"]
 
@@ -131,9 +131,12 @@ def evaluate_arrays(X, Xp, Z, Zp, names, labels=None, *, per_attribute: bool = T
                      for m in comp.metrics if wanted is None or m.name in wanted]
             continue
         for m in (m for m in comp.metrics if m.name in values and (wanted is None or m.name in wanted)):
-            value, each = values[m.name] if isinstance(values[m.name], tuple) else (values[m.name], None)
-            rows.append((m.name, "all", value, m.unit, m.direction, m.source))
+            value, source = values[m.name], m.source
+            if isinstance(value, Noted):
+                value, source = value.value, value.source(source)
+            value, each = value if isinstance(value, tuple) else (value, None)
+            rows.append((m.name, "all", value, m.unit, m.direction, source))
             if per_attribute and each is not None:
-                rows += [(m.name, col, v if isinstance(v, int) else float(v), m.unit, m.direction, m.source)
+                rows += [(m.name, col, v if isinstance(v, int) else float(v), m.unit, m.direction, source)
                          for col, v in (each.items() if isinstance(each, dict) else zip(ctx.names, each))]
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from scipy import optimize, stats
+from scipy import stats
 
 import microagg as ma
 from microagg.metrics import analysis
@@ -72,35 +72,39 @@ def test_regression_overlap_is_nan_when_the_release_makes_the_design_singular():
     assert np.isnan(out[1]) and np.isnan(out[2]) and out[0] < 1
 
 
-def test_pmse_is_zero_for_identical_data_and_a_quarter_for_separable_data():
-    Z = np.random.default_rng(2).normal(size=(50, 2))
-    value, ratio = analysis.pmse(Z, Z)
-    assert value == pytest.approx(0.0, abs=1e-20) and ratio == pytest.approx(0.0, abs=1e-15)
-    value, ratio = analysis.pmse(Z, Z + 100.0)
-    assert value == pytest.approx(0.25, abs=1e-9)
-    assert ratio == pytest.approx(0.25 / ((6 - 1) * 0.25 * 0.5 / 100), rel=1e-8)  # 1 + 2 + 3 parameters, N = 100
+def overlap_by_least_squares(Z, Zp, r, level=0.95):
+    """CI overlap of the regression of column r on the others, each fit by least squares on its own design."""
+    bounds = []
+    for M in (Z, Zp):
+        A = np.column_stack([np.ones(len(M)), np.delete(M, r, axis=1)])
+        beta, rss = np.linalg.lstsq(A, M[:, r], rcond=None)[:2]
+        dof = len(M) - A.shape[1]
+        half = stats.t.ppf(0.5 + level / 2, dof) * np.sqrt(rss[0] / dof * np.diag(np.linalg.inv(A.T @ A)))
+        bounds += [beta - half, beta + half]
+    return analysis.ci_overlap(*bounds).mean()
 
 
-def test_propensity_scores_maximize_the_likelihood_by_brute_force(noisy):
-    Z, Zp = noisy
-    p, k = analysis.propensity_scores(Z[:, :2], Zp[:, :2])
-    A = analysis._quadratic(np.vstack([Z[:, :2], Zp[:, :2]]))
-    y = np.repeat([0.0, 1.0], len(Z))
-
-    def nll(beta):
-        eta = A @ beta
-        return float(np.sum(np.logaddexp(0, eta) - y * eta))
-
-    best = optimize.minimize(nll, np.zeros(k), method="BFGS", options={"gtol": 1e-10})
-    eta = A @ best.x
-    assert k == 6 and p == pytest.approx(1 / (1 + np.exp(-eta)), abs=1e-5)
+def test_every_regression_from_one_inverse_equals_its_own_least_squares_fit():
+    rng = np.random.default_rng(9)
+    Z = rng.normal(size=(80, 6)) @ rng.normal(size=(6, 6))
+    Zp = Z + rng.normal(scale=0.4, size=Z.shape)
+    expected = [overlap_by_least_squares(Z, Zp, r) for r in range(6)]
+    assert analysis.regression_overlap(Z, Zp).tolist() == pytest.approx(expected, rel=1e-9)
 
 
-def test_pmse_sees_microaggregation_shrink_the_variance():
-    Z = np.random.default_rng(5).normal(size=(300, 2))
-    fine = analysis.pmse(Z, ma.aggregate.mean(Z, ma.partition.mdav(Z, 3)))[0]
-    coarse = analysis.pmse(Z, ma.aggregate.mean(Z, ma.partition.mdav(Z, 30)))[0]
-    assert 0 < fine < coarse < 0.25
+def test_collinear_attributes_are_fitted_one_by_one_and_not_at_all_when_too_wide():
+    rng = np.random.default_rng(10)
+    Z = rng.normal(size=(60, 4))
+    Z[:, 3] = Z[:, 0] + Z[:, 1]  # an exact linear relation: only its three members can be regressed on the rest
+    out = analysis.regression_overlap(Z, Z + rng.normal(scale=0.1, size=Z.shape) * [1, 1, 1, 0])
+    assert np.isnan(out[2]) and np.isfinite(out[[0, 1, 3]]).all()
+    wide = rng.normal(size=(150, analysis.SEPARATE_MAX + 1))
+    wide[:, -1] = wide[:, 0] - wide[:, 1]
+    with pytest.raises(ma.MicroaggError, match="exactly collinear"):
+        analysis.regression_overlap(wide, wide)
+    table = ma.evaluate(wide, wide, metrics=["regression CI overlap"])
+    assert len(table) == 1 and np.isnan(table["value"].iloc[0])
+    assert table["source"].iloc[0].startswith("not computed: the attributes are exactly collinear")
 
 
 def test_evaluate_reports_the_analysis_metrics_per_attribute():
@@ -115,21 +119,7 @@ def test_evaluate_reports_the_analysis_metrics_per_attribute():
     assert rows[("eigen IL", "all")] > 0
 
 
-def test_pmse_ratio_of_two_samples_of_one_distribution_is_about_two_not_the_published_one():
-    # Snoke et al. 2018 divide by (k - 1)(1 - c)^2 c / N and read 1 as "indistinguishable"; the delta method gives
-    # E[pMSE] = (k - 1) c (1 - c) / N, larger by 1 / (1 - c) = 2 here, and so does this simulation
-    # (docs/metrics.md §4.23)
-    rng = np.random.default_rng(11)
-    ratios = [analysis.pmse(rng.normal(size=(400, 2)), rng.normal(size=(400, 2)))[1] for _ in range(40)]
-    assert np.mean(ratios) == pytest.approx(2.0, abs=0.4) and np.mean(ratios) > 1.4
-
-
 def test_eigen_il_of_noise_with_a_fraction_of_the_variance_is_about_d_times_that_fraction():
     rng = np.random.default_rng(12)
     X = rng.normal(size=(20_000, 3))  # independent attributes: noise scales every eigenvalue by 1 + a
     assert analysis.eigen_il(X, ma.baselines.noise_addition(X, 0.3, seed=1)) == pytest.approx(0.9, rel=0.05)
-
-
-def test_pmse_of_identical_records_has_no_ratio():
-    value, ratio = analysis.pmse(np.ones((10, 2)), np.ones((10, 2)))
-    assert value == 0.0 and np.isnan(ratio)

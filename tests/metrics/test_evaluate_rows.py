@@ -17,6 +17,7 @@ from microagg.metrics import (
     inference,
     privacy,
     probabilistic,
+    propensity,
     risk,
     scores,
     significance,
@@ -33,9 +34,11 @@ def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delt
     n, d = X.shape
     rows = []
 
-    def add(name, value, attribute="all"):
+    def add(name, value, attribute="all", note=None):
         m = get_metric(name)
-        rows.append((name, attribute, value, m.unit, m.direction, m.source))
+        source = m.source if note is None else f"{note}; {m.source}" if note.startswith("not computed") else \
+            f"{m.source}; {note}"
+        rows.append((name, attribute, value, m.unit, m.direction, source))
 
     def add_each(name, values):
         if per_attribute:
@@ -59,8 +62,15 @@ def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delt
     overlap = analysis.regression_overlap(Z, Zp)
     add("regression CI overlap", float(np.nanmean(overlap)) if np.isfinite(overlap).any() else float("nan"))
     add_each("regression CI overlap", overlap)
-    add("pMSE", analysis.pmse(Z, Zp)[0])
-    add("pMSE ratio", analysis.pmse(Z, Zp)[1])
+    model = propensity.propensity_model(2 * n, d)
+    if model.m:
+        add("pMSE", propensity.pmse(Z, Zp)[0], note=f"model: {model.describe()}")
+        add("pMSE ratio", propensity.pmse(Z, Zp)[1], note=f"model: {model.describe()}")
+    else:
+        why = (f"not computed: {2 * n} stacked records, fewer than 10 per term of the smallest propensity model "
+               "(3 terms)")
+        add("pMSE", float("nan"), note=why)
+        add("pMSE ratio", float("nan"), note=why)
     parts = {"PIL": float("nan")} if constant else probabilistic.pil_components(Z, Zp)
     add("PIL", parts["PIL"])
     for name in probabilistic.COMPONENTS:
@@ -90,8 +100,11 @@ def expected_table(X, Xp, Z, Zp, names, labels=None, *, per_attribute=True, delt
     add("exact cells", cells)
     add_each("exact cells", 100.0 * (X == Xp).mean(axis=0))
     add("exact records", records)
-    add("DLD one-to-one", disclosure.dld_one_to_one(Z, Zp) if n <= one_to_one_max else
-        f"not computed above {one_to_one_max:,} records")
+    if n <= one_to_one_max:
+        add("DLD one-to-one", disclosure.dld_one_to_one(Z, Zp))
+    else:
+        add("DLD one-to-one", float("nan"), note=f"not computed: {n:,} records, above one_to_one_max = "
+            f"{one_to_one_max:,} (an n x n distance matrix and a cubic assignment solver)")
     add("RID", disclosure.rid(Z, Zp, p))
     add_each("RID", disclosure.rid(Z, Zp, p, by_attribute=True))
     conf = columns(confidential, d, names, "confidential")

@@ -19,7 +19,9 @@ Speed comes from work that never changes those decisions:
   every cell has exact integer bounds (its box and its largest norm). A pass reads first
   the cell nearest to the query (and, for "farthest", the one reaching farthest), then
   skips every cell whose bounds show that none of its records can still qualify; for
-  "farthest" that rules out the inner shells, whose records are too close to the anchor.
+  "farthest" that rules out the inner shells, whose records are too close to the anchor. A pass that seeks
+  nearest records only (from four attributes on) sums half of a cell's attributes first and skips the rest of the
+  cell when those exact partial sums plus its box on the other attributes already exceed the limit.
   The pass only *screens*: every record whose grid distance lies within a proven
   rounding margin of the grid threshold is re-checked in float64, so the chosen records
   are exactly those of the float64 definition. Where the
@@ -54,6 +56,7 @@ GRID_MIN = 32768       # runs on fewer records screen on the float32 copy alone 
 SHELLS = 4             # radial shells of the integer copy for methods that seek farthest records (MDAV, MD): a quarter
                        # each, as many records as leave between rebuilds; the near-only methods take 1 (see build_index)
 CAND_CAP = 4096        # screening candidates kept per thread before falling back to the next screen
+PARTIAL_MIN_D = 4      # from this many attributes a pass over the integer copy checks a cell after half of them
 _U32 = 2.0 ** -24      # unit roundoff of float32
 _U64 = 2.0 ** -53
 _QS_MAX = 2.0 ** 500   # grid steps finer than 1/this (data spread below about 2^-487) leave the integer pass out
@@ -149,10 +152,10 @@ _BLOCK_MIN_START = 2 ** 31 - 1
 
 
 @njit(cache=True)
-def _quantize(Z, ids, c0, big):
-    """Grid step qs (a power of two), bound H and the integer copy (d, m) of the records ``ids`` around ``c0``."""
-    d = Z.shape[1]
-    m = ids.shape[0]
+def _quantize(W, c0, big):
+    """Grid step qs (a power of two), bound H and the integer copy (d, m) of the records ``W`` (m, d) around ``c0``."""
+    d = W.shape[1]
+    m = W.shape[0]
     H = np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0)
     qs = 1.0
     if big > 0.0:
@@ -162,7 +165,7 @@ def _quantize(Z, ids, c0, big):
     Q = np.empty((d, max(m, 1)), np.int16)
     for j in range(m):
         for t in range(d):
-            Q[t, j] = np.int16(np.floor((Z[ids[j], t] - c0[t]) * qs + 0.5))
+            Q[t, j] = np.int16(np.floor((W[j, t] - c0[t]) * qs + 0.5))
     return qs, np.int64(H), Q
 
 
@@ -225,6 +228,9 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
     nc = 0
     cap = cand.shape[0]
     nblk = ((hi - lo + BLOCK - 1) // BLOCK + stride - 1) // stride
+    # a near-only pass over the integer copy checks every cell after half of the attributes (farthest records are
+    # seldom ruled out that way: in a pass that also seeks them, the check costs more than it saves)
+    split = d // 2 if cells is not None and not far and d >= PARTIAL_MIN_D else d
     fn = ff = -1
     if cells is not None and nblk > 0:  # (a thread's range is empty when whole cells run out before the threads)
         lbs, ubs = _cell_bounds(cells, q, lo // BLOCK, nblk, stride, far)
@@ -244,12 +250,11 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
                 continue
         for j in range(nb):
             loc[j] = 0
-        for t in range(d):
-            qt = q[t]
-            row = X[t, b0:b0 + nb]  # slices let LLVM vectorize (no aliasing, unit stride)
-            for j in range(nb):
-                diff = acc_type(row[j]) - qt
-                loc[j] += diff * diff
+        _accumulate(X, q, b0, nb, 0, split, loc, acc_type)
+        if cells is not None:  # (pruned for the float32 copy, which sums every attribute: split = d)
+            if split < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, split, nlim, far, flim):
+                continue  # the first attributes and the cell's box on the others rule every record of it out
+        _accumulate(X, q, b0, nb, split, d, loc, acc_type)
         bmin = acc_type(_BLOCK_MIN_START)
         bmax = acc_type(-1)
         for j in range(nb):
@@ -283,6 +288,37 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
                     val[nc] = v
                 nc += 1
     return top, nc
+
+
+@njit(cache=True, inline="always")
+def _accumulate(X, q, b0, nb, t0, t1, loc, acc_type):
+    """Add the squared differences of attributes t0..t1-1 of columns b0..b0+nb-1 to ``loc``."""
+    for t in range(t0, t1):
+        qt = q[t]
+        row = X[t, b0:b0 + nb]  # slices let LLVM vectorize (no aliasing, unit stride)
+        for j in range(nb):
+            diff = acc_type(row[j]) - qt
+            loc[j] += diff * diff
+
+
+@njit(cache=True, inline="always")
+def _may_pass(loc, nb, box, c, q, split, nlim, far, flim):
+    """Whether a record of cell ``c`` may still pass a running test, from its partial squared distances over the first
+    ``split`` attributes (``loc``) and the least (for "farthest", the most) the other attributes can add inside the
+    cell's box: exact integers, so a cell ruled out holds no record that the whole distance would let pass."""
+    pmin, pmax = np.int64(_BLOCK_MIN_START), np.int64(-1)
+    for j in range(nb):
+        v = np.int64(loc[j])
+        pmin = min(pmin, v)
+        pmax = max(pmax, v)
+    rest_lo, rest_hi = np.int64(0), np.int64(0)
+    for t in range(split, box.shape[1]):
+        lt, ht, qt = np.int64(box[0, t, c]), np.int64(box[1, t, c]), np.int64(q[t])
+        g = max(0, max(lt - qt, qt - ht))
+        rest_lo += g * g
+        if far:
+            rest_hi += max((lt - qt) * (lt - qt), (ht - qt) * (ht - qt))
+    return np.float64(pmin + rest_lo) <= nlim or (far and np.float64(pmax + rest_hi) >= flim)
 
 
 @njit(cache=True, inline="always")  # (inlined in the pass, specialized on ``far`` with it)
@@ -503,15 +539,27 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
 
 
 @njit(cache=True)
-def _cell_order(Z, ids, shells):
-    """``ids`` (in decreasing distance to the anchor) reordered into cells of BLOCK consecutive records (the last one
-    shorter): ``shells`` ranges of about equal size (ends at multiples of BLOCK), each reordered into the leaves of a
-    k-d split: a range of more than BLOCK records is cut, by value on its widest attribute, at the multiple of BLOCK
-    nearest above its middle. O(m d log(m / BLOCK)) expected (selection by Hoare's method)."""
+def _rows(Z, ids):
+    """The rows ``ids`` of ``Z``, in that order (m, d)."""
+    W = np.empty((ids.shape[0], Z.shape[1]))
+    for j in range(ids.shape[0]):
+        for t in range(Z.shape[1]):
+            W[j, t] = Z[ids[j], t]
+    return W
+
+
+@njit(cache=True)
+def _cell_order(W, ids, shells):
+    """``ids`` (in decreasing distance to the anchor; ``W`` their rows, in that order) reordered into cells of BLOCK
+    consecutive records (the last one shorter): ``shells`` ranges of about equal size (ends at multiples of BLOCK),
+    each reordered into the leaves of a k-d split: a range of more than BLOCK records is cut, by value on its widest
+    attribute, at the multiple of BLOCK nearest above its middle. The rows of ``W`` move with the records (the split
+    reads memory in order). O(m d log(m / BLOCK)) expected (selection by Hoare's method)."""
     m = ids.shape[0]
-    d = Z.shape[1]
+    d = W.shape[1]
     perm = ids.copy()
     key = np.empty(m)
+    lo, hi = np.empty(d), np.empty(d)
     stack = np.empty((128 + shells, 2), np.int64)
     top = 0
     a = 0
@@ -526,19 +574,21 @@ def _cell_order(Z, ids, shells):
         a, b = stack[top, 0], stack[top, 1]
         if b - a <= BLOCK:
             continue
+        for t in range(d):
+            lo[t], hi[t] = W[a, t], W[a, t]
+        for j in range(a + 1, b):
+            for t in range(d):
+                v = W[j, t]
+                lo[t] = min(lo[t], v)
+                hi[t] = max(hi[t], v)
         wide, tw = -1.0, 0
         for t in range(d):
-            lo, hi = np.inf, -np.inf
-            for j in range(a, b):
-                v = Z[perm[j], t]
-                lo = min(lo, v)
-                hi = max(hi, v)
-            if hi - lo > wide:
-                wide, tw = hi - lo, t
+            if hi[t] - lo[t] > wide:
+                wide, tw = hi[t] - lo[t], t
         for j in range(a, b):
-            key[j] = Z[perm[j], tw]
+            key[j] = W[j, tw]
         h = a + ((b - a) // 2 + BLOCK - 1) // BLOCK * BLOCK
-        _select(key, perm, a, b, h)
+        _select(key, perm, W, a, b, h)
         stack[top, 0], stack[top, 1] = a, h
         stack[top + 1, 0], stack[top + 1, 1] = h, b
         top += 2
@@ -546,8 +596,9 @@ def _cell_order(Z, ids, shells):
 
 
 @njit(cache=True)
-def _select(key, perm, a, b, h):
-    """Reorder ``key``/``perm`` on a..b-1 so that no key before position h exceeds one from h on (Hoare's select)."""
+def _select(key, perm, W, a, b, h):
+    """Reorder ``key``/``perm`` (and the rows of ``W``) on a..b-1 so that no key before position h exceeds one from h
+    on (Hoare's select)."""
     lo, hi = a, b - 1
     while hi > lo:
         x, y, z = key[lo], key[(lo + hi) // 2], key[hi]
@@ -561,6 +612,8 @@ def _select(key, perm, a, b, h):
             if i <= j:
                 key[i], key[j] = key[j], key[i]
                 perm[i], perm[j] = perm[j], perm[i]
+                for t in range(W.shape[1]):
+                    W[i, t], W[j, t] = W[j, t], W[i, t]
                 i += 1
                 j -= 1
         if h <= j:
@@ -616,8 +669,9 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
     X, pos, scale, r2max = _pack(Z, ids, c0, big)
     rid, rrho = _radial(Z, ids, c0)
     if pmin is not None:
-        qids = _cell_order(Z, rid, shells)
-        qs, H, Q = _quantize(Z, qids, c0, big)
+        W = _rows(Z, rid)
+        qids = _cell_order(W, rid, shells)
+        qs, H, Q = _quantize(W, c0, big)
         qpos = np.full(Z.shape[0], -1, np.int64)
         for j in range(qids.shape[0]):  # (a loop: fancy assignment compiles numba's shape-error formatting)
             qpos[qids[j]] = j
