@@ -22,9 +22,10 @@ from .optimal import optimal_univariate
 from .hybrid import HmPfsomTrace, diverse_groups, hm_pfsom, hm_pfsom_steps
 from .pfcm import pcaes, pfcm, select_pfcm
 
-# MHM (imported by GSMS), GSMS, then sdcMicro's other methods (Templ, Kowarik & Meindl 2015; docs/methods.md
+# MHM, GSMS, then sdcMicro's other methods (Templ, Kowarik & Meindl 2015; docs/methods.md
 # §2.19-2.23), in this order.
 # isort: off
+from .mhm import mhm
 from .gsms import gsms
 from .rmd import rmd
 from .simple import simple
@@ -50,7 +51,7 @@ DISCOVERED = discover(__name__, __path__)  # their methods, functions of this pa
 __all__ = ["check_k", "mdav", "mdav_steps", "MdavTrace", "vmdav", "cvmdav", "md", "iamat", "individual_ranking",
            "projection", "projection_scores", "optimal_univariate", "hm_pfsom", "hm_pfsom_steps", "HmPfsomTrace",
            "diverse_groups", "pfcm", "pcaes", "select_pfcm", "igd_refine", "block_partition", "split_blocks",
-           "DEFAULT_BLOCK_SIZE", "threads", "gsms", "rmd", "simple", "pppca", "mcdpca", "clustpca", "clustpppca",
+           "DEFAULT_BLOCK_SIZE", "threads", "mhm", "gsms", "rmd", "simple", "pppca", "mcdpca", "clustpca", "clustpppca",
            "clustmcdpca", "influence", *DISCOVERED]
 
 
