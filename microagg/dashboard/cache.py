@@ -1,23 +1,33 @@
 """The release specification of the sidebar's choices and the cached stages of the page (roles and standardize,
 partition, aggregate and release, each keyed on the part of the specification it reads; figures, downloads), the
 release it shows (:class:`Released`, :class:`Result`) and the background warm-up of the numba kernels. The stages'
-caches are Streamlit's, shared by every session of the server."""
+caches are Streamlit's, shared by every session of the server, keyed on every byte of the data (:data:`EXACT`) and
+bounded; what one session chose by chance (the noise seed of an empty seed box) is drawn in its own session state
+(``sidebar``), never here. The warnings a computation said are kept with its result (same inputs, same notes) and
+collected per run (``base.said``), never through the process-wide warnings state."""
 
 from __future__ import annotations
 
+import hashlib
+import io
+import os
 import threading
 import time
-import warnings
+import weakref
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from ..base.advice import threads_available
+from ..base.errors import MicroaggError
+from ..base.said import caught, install
 from ..data.datasets import list_datasets, load_dataset
-from ..data.io import write_csv
+from ..data.io import CsvTable, read_csv, write_csv
 from ..figures import plots
 from ..lab.explore import satisfaction_over_alpha
 from ..partition import warmup
@@ -27,6 +37,42 @@ from ..release.release import Release
 from ..release.spec import OPTION, Params, ReleaseSpec
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+# The server's process-wide settings, made once when the dashboard is first imported (README, "A class on one
+# server"): each warning goes to the run that raised it, every time it is raised (base.said); BLAS runs one thread per
+# call, so that sessions computing at once share the cores instead of oversubscribing them (two OpenBLAS threads per
+# call on two cores made ten concurrent reports 8x slower); MICROAGG_BLAS_THREADS sets another number.
+install(repeats=True)
+BLAS_THREADS = max(1, int(os.environ.get("MICROAGG_BLAS_THREADS", "1")))
+threadpool_limits(BLAS_THREADS, user_api="blas")
+
+_DIGESTS: dict[int, str] = {}
+
+
+def frame_digest(df: pd.DataFrame) -> str:
+    """SHA-256 of every cell of ``df`` (numbers by their bytes, other cells by their repr), its index, column names and
+    dtypes, computed once per frame object (the frames of the page are the cached, shared, never modified ones of
+    :func:`load` and :func:`upload`). Streamlit's own hash of a frame of 50,000 rows or more reads a sample of them:
+    two uploads differing only elsewhere would share a result."""
+    known = _DIGESTS.get(id(df))
+    if known is not None:
+        return known
+    h = hashlib.sha256(repr((list(map(str, df.columns)), list(map(str, df.dtypes)), df.shape)).encode())
+    for part in (df.index, *(df.iloc[:, j] for j in range(df.shape[1]))):
+        values = np.asarray(part)
+        h.update(values.tobytes() if values.dtype.kind in "biufcmM" else "\x1f".join(map(repr, values)).encode())
+    _DIGESTS[id(df)] = out = h.hexdigest()
+    weakref.finalize(df, _DIGESTS.pop, id(df), None)
+    return out
+
+
+def array_digest(a: np.ndarray) -> str:
+    """SHA-256 of every byte of ``a``, its shape and dtype (Streamlit samples arrays of a million cells or more)."""
+    a = np.ascontiguousarray(a)
+    return hashlib.sha256(repr((a.shape, a.dtype.str)).encode() + a.tobytes()).hexdigest()
+
+
+EXACT = {pd.DataFrame: frame_digest, np.ndarray: array_digest}  # the hash_funcs of every cache taking data
 
 
 @dataclass
@@ -80,23 +126,27 @@ def wait_for_mdav(n: int) -> None:
     note.empty()
 
 
-def _caught(call):
-    """``call()`` and the texts of the warnings it raised (shown on the page, not in the server's terminal)."""
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        out = call()
-    return out, tuple(dict.fromkeys(str(w.message) for w in seen))
-
-
 @st.cache_data(show_spinner=False)
 def datasets() -> pd.DataFrame:
     """The data sets and generators by name (``ma.list_datasets`` reads every bundled file: 45 ms a run)."""
     return list_datasets().set_index("name")
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def load(name: str, **kwargs) -> pd.DataFrame:
+    """A bundled data set or a generated one, one frame shared by every session showing it (nothing modifies it)."""
     return load_dataset(name, **kwargs)
+
+
+@st.cache_resource(show_spinner="Reading the file…", max_entries=8)
+def upload(digest: str, name: str, encoding: str, _data: bytes) -> CsvTable:
+    """An uploaded CSV read once (``io.read_csv``), keyed on the SHA-256 ``digest`` of its bytes as uploaded, its name
+    and encoding: only the same bytes find it again. MicroaggError propagates."""
+    return read_csv(io.BytesIO(_data), encoding=encoding, name=name)
+
+
+def upload_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 # The caches below are keyed on the release's specification (``ReleaseSpec.key``), each on the part its stages read:
@@ -110,8 +160,9 @@ AGGREGATE_ONLY = ("keep", "keys", "sampling_weights", "renormalize", "shuffle", 
 def specification(k: int, method: str, aggregation: str, mparams: Params, aparams: Params,
                   options: dict) -> ReleaseSpec:
     """The release specification of the sidebar's choices (``ReleaseSpec.of``, validated as at every door), built
-    once for these choices: every run showing them gets the same value, with the same noise seed drawn for an
-    ε-differentially private aggregation whose seed box is empty. ``mparams``/``aparams``: the partitioner's and
+    once for these choices: every run showing them gets the same value. Shared by the sessions, so nothing is drawn
+    by chance here: the noise seed of an ε-differentially private aggregation whose seed box is empty comes in
+    ``aparams``, drawn for the session (``sidebar.noise_seed``). ``mparams``/``aparams``: the partitioner's and
     the aggregation's (an uploaded array keyed by all its bytes); ``options``: the options of
     ``release.spec.OPTIONS`` by name. MicroaggError propagates."""
     return ReleaseSpec.of(k, method, aggregation, dict(mparams), dict(aparams), **options)
@@ -129,22 +180,22 @@ def partition_part(spec: ReleaseSpec) -> ReleaseSpec:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8,
-                   hash_funcs={ReleaseSpec: lambda spec: data_part(spec).key()})
+                   hash_funcs={**EXACT, ReleaseSpec: lambda spec: data_part(spec).key()})
 def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> tuple[stages.Prepared, tuple]:
     """The roles and standardize stages of ``spec`` on ``df``, run once for every partition and aggregation of the
     same data and options (a change of method or α standardizes nothing), and the warnings said. Shared by the runs
     and sessions that show it: the stages read it and never modify it. MicroaggError propagates."""
     part = data_part(spec)
-    return _caught(lambda: stages.standardize(df, stages.roles_of(df, part), part))
+    return caught(lambda: stages.standardize(df, stages.roles_of(df, part), part))
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64,
-               hash_funcs={ReleaseSpec: lambda spec: partition_part(spec).key()})
+               hash_funcs={**EXACT, ReleaseSpec: lambda spec: partition_part(spec).key()})
 def partition(df: pd.DataFrame, spec: ReleaseSpec) -> tuple[np.ndarray, tuple]:
     """The partition stage alone (no aggregation, no report), kept for every aggregation of it: its labels are then
     aggregated by :func:`release`; and the warnings said (standardizing too)."""
     prep, said = prepared(df, spec)
-    labels, notes = _caught(lambda: stages.partition(prep, spec)[0])
+    labels, notes = caught(lambda: stages.partition(prep, spec)[0])
     return labels, tuple(dict.fromkeys(said + notes))
 
 
@@ -159,35 +210,61 @@ def hashable(pairs: tuple) -> tuple:
     return tuple((name, (np.shape(v), np.asarray(v).tobytes()) if np.ndim(v) else v) for name, v in pairs)
 
 
+REPORTS_KEPT = 8  # reports kept per release (one per set of evaluation parameters), the oldest dropped first
+
+
 @dataclass(eq=False)
 class Released:
     """A release of the page (the aggregate and release stages on a cached partition: one shuffle, kept), the same
     rows in input order (for the plots), the warnings said on the way, and its reports, each computed once, when a
-    part of the page first asks for it. Shared by the runs and sessions that show it: nothing modifies it."""
+    part of the page first asks for it: sessions asking for one being computed wait for it rather than compute it
+    again, and the lock guarding the table of reports is never held while one is computed. Shared by the runs and
+    sessions that show it: nothing modifies it but that table."""
 
     rel: Release
     in_order: pd.DataFrame
     notes: tuple
-    reports: dict = field(default_factory=dict, repr=False)
+    reports: dict = field(default_factory=dict, repr=False)  # key -> Future of (report, warnings said)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def _job(self, eparams: tuple, metrics: tuple | None) -> tuple[pd.DataFrame, tuple]:
+        key = (hashable(eparams), metrics)
+        with self.lock:
+            job, mine = self.reports.get(key), False
+            if job is None:
+                job, mine = Future(), True
+                self.reports[key] = job
+                while len(self.reports) > REPORTS_KEPT:
+                    del self.reports[next(iter(self.reports))]
+        if mine:  # with missing cells the report's two metrics take no options (metrics §4.27)
+            try:
+                job.set_result(caught(lambda: self.rel.report(
+                    metrics=metrics, **({} if self.rel.missing_cells else dict(eparams)))))
+            except BaseException as exc:  # the waiting sessions get it too; kept only if it is the inputs' fault
+                job.set_exception(exc)
+                if not isinstance(exc, MicroaggError):
+                    with self.lock:
+                        if self.reports.get(key) is job:
+                            del self.reports[key]
+        return job.result()
 
     def report(self, eparams: tuple, metrics: tuple | None = None) -> pd.DataFrame:
         """``Release.report`` with the evaluation parameters ``eparams`` (a sorted tuple of pairs), of the
         ``metrics`` named (default: every one)."""
-        key = (hashable(eparams), metrics)
-        if key not in self.reports:  # with missing cells the report's two metrics take no options (metrics §4.27)
-            self.reports[key] = self.rel.report(metrics=metrics, **({} if self.rel.missing_cells else dict(eparams)))
-        return self.reports[key]
+        return self._job(eparams, metrics)[0]
 
     def computed(self, eparams: tuple, metrics: tuple | None = None) -> bool:
         """Whether :meth:`report` has this report already."""
-        return (hashable(eparams), metrics) in self.reports
+        job = self.reports.get((hashable(eparams), metrics))
+        return job is not None and job.done()
 
     def summary(self, eparams: tuple) -> tuple[pd.DataFrame, tuple]:
-        """The report of the :data:`SUMMARY` metrics and the warnings said computing it."""
-        return _caught(lambda: self.report(eparams, SUMMARY))
+        """The report of the :data:`SUMMARY` metrics and the warnings said computing it (kept with it: every
+        session showing it gets them, not only the first)."""
+        return self._job(eparams, SUMMARY)
 
 
-@st.cache_resource(show_spinner="Aggregating…", max_entries=64, hash_funcs={ReleaseSpec: ReleaseSpec.key})
+@st.cache_resource(show_spinner="Aggregating…", max_entries=64, hash_funcs={**EXACT, ReleaseSpec: ReleaseSpec.key})
 def release(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> Released:
     """The aggregate and release stages of ``spec`` on its cached partition ``labels``, kept as one object for every
     run that shows it (a change of α re-solves P3M and evaluates the headline metrics only; going back to an
@@ -199,7 +276,7 @@ def release(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> Released
                              {**spec.engine.info(spec.k), "refine": spec.refine})
         return rel, rel.in_input_order()
 
-    (rel, in_order), notes = _caught(run)
+    (rel, in_order), notes = caught(run)
     return Released(rel, in_order, notes)
 
 
@@ -244,29 +321,29 @@ def overall(table: pd.DataFrame) -> pd.Series:
     return table[table["attribute"] == "all"].set_index("metric")["value"]
 
 
-@st.cache_data(show_spinner="Solving P3M over α…")
+@st.cache_data(show_spinner="Solving P3M over α…", max_entries=32, hash_funcs=EXACT)
 def sl_alpha(Z: np.ndarray, labels: np.ndarray, alphas: tuple, privacy: tuple):
     return satisfaction_over_alpha(Z, labels, alphas, **dict(privacy))
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=EXACT)
 def pcs(Z: np.ndarray) -> np.ndarray:
     return plots.principal_components(Z)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16, hash_funcs=EXACT)
 def figure(name: str, *args, **kwargs):
     """``plots.<name>(*args, **kwargs)``, built once for these arguments (20–25 ms each for the Partition tab's
     figures on EIA) and then only sent again: Streamlit copies a figure to send it, so nothing modifies it."""
     return getattr(plots, name)(*args, **kwargs)
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=32, hash_funcs=EXACT)
 def steps(xy: np.ndarray, k: int, variant: str):
     return mdav_steps(xy, k, variant)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8, hash_funcs=EXACT)
 def release_csv(protected: pd.DataFrame, index: bool = False) -> bytes:
     """The file the download button offers: the writer of ``Release.to_csv`` and the CLI (the index only if the
     release keeps the input's, text cells a spreadsheet would run as a formula quoted), so the recipe's command and

@@ -11,18 +11,18 @@ import streamlit as st
 
 from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
-from ..base.registry import Method, methods
+from ..base.registry import DIFFERENTIAL_PRIVACY, Method, methods
 from ..data.categories import MISSING as CATEGORIES_MISSING
 from ..data.categories import natural_order
 from ..data.io import read_csv
 from ..metrics import registry as metric_registry
 from ..metrics.risk import RULE_TITLES, RULES
 from ..partition.igd import REFINEMENTS, check_refine
-from ..privacy.safety import identifiers, sampling_weight_columns
+from ..privacy.safety import identifiers, permutation, sampling_weight_columns
 from ..privacy.wishes import NAMES as WISHES
 from ..release import spec as release_spec
 from ..release.spec import AGGREGATION, PARTITION, ROLES, SURVEY, Option, Params, ReleaseSpec
-from .cache import datasets, load, specification
+from .cache import datasets, frame_digest, load, specification, upload, upload_digest
 from .state import choose, choose_many, last, remember
 from .widgets import k_widgets, parameter_widgets, widget
 
@@ -82,8 +82,12 @@ class Setup:
         """The release specification of the sidebar's choices with aggregation ``agg`` (at its defaults unless it is
         the sidebar's), built once for these choices (``cache.specification``). MicroaggError propagates."""
         aparams = self.aparams if agg.name == self.agg.name else agg.defaults()
-        return specification(self.k, self.part.name, agg.name, Params(self.mparams), Params(aparams),
-                             self.release_options)
+        options = self.release_options
+        if agg.caps.privacy == DIFFERENTIAL_PRIVACY and aparams.get("noise_seed") is None:
+            aparams = {**aparams, "noise_seed": noise_seed((frame_digest(self.df), self.k, self.part.name, agg.name,
+                                                            Params(self.mparams).key, Params(aparams).key,
+                                                            repr(sorted(options.items()))))}
+        return specification(self.k, self.part.name, agg.name, Params(self.mparams), Params(aparams), options)
 
     @property
     def spec(self) -> ReleaseSpec:
@@ -115,6 +119,17 @@ class Setup:
         src = self.privacy_source
         values = self.aparams if src is self.agg else src.defaults()
         return {n: v for n, v in values.items() if n in WISHES}
+
+
+def noise_seed(choices: tuple) -> int:
+    """The noise seed of an ε-differentially private release whose seed box is empty: drawn fresh from the OS for
+    this session and these ``choices`` (the data's digest, k, the methods, their parameters and the options), kept in
+    the session's state so that its page shows one release, and never shared with another session (who knew it
+    could subtract the noise from a release of other data). Freed with the session."""
+    seeds = st.session_state.setdefault("_noise-seeds", {})
+    if choices not in seeds:
+        seeds[choices] = permutation(0, None)[1]
+    return seeds[choices]
 
 
 def data_section() -> tuple[pd.DataFrame, str, list[str]]:
@@ -150,7 +165,8 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
                       help="UTF-8 files with or without a byte-order mark; latin-1 or cp1252 for older "
                                  "spreadsheet exports.")
     try:
-        table = read_csv(up, encoding=encoding, name=up.name)
+        data = up.getvalue()
+        table = upload(upload_digest(data), up.name, encoding, data)
     except MicroaggError as exc:
         st.error(str(exc))
         st.stop()

@@ -3,6 +3,7 @@ microaggregation (``microagg.lab.baselines``) and its Pareto frontier, for the d
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -12,6 +13,7 @@ import pandas as pd
 
 from ..base.checks import percent
 from ..base.labels import pooled_labels
+from ..base.said import caught
 from ..data.preprocess import as_frame
 from ..metrics import group_stats
 from ..metrics.report import context
@@ -26,6 +28,9 @@ SWEPT = ("IL", "PIL", "DLD", "SDID", "exact cells", "exact records")  # register
 RU_COLUMNS = ["method", "k", "setting", *SWEPT, "k-anonymous", "seconds"]
 COMPARE_COLUMNS = ["run", "method", "k", "IL", "DLD", "groups", "k-anonymous", "seconds"]
 
+# what a sweep's releases say that its table says already (the k-anonymous column, the exact cells): not repeated;
+# collected per call (base.said), not by silencing them process-wide, which would silence other threads' releases too
+SWEEP_QUIET = re.compile(r".*NOT \d+-anonymous as whole records|median aggregation with groups of odd")
 Runs = Mapping[str, tuple[str, dict]] | Sequence[str]
 Baselines = Mapping[str, Sequence[float]] | Sequence[str]
 
@@ -49,11 +54,11 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
     rows = []
     for i, (label, method, mp, k) in enumerate(todo):
         t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=r".*NOT \d+-anonymous as whole records", category=UserWarning)
-            warnings.filterwarnings("ignore", message="median aggregation with groups of odd", category=UserWarning)
-            rel = microaggregate(data, k, method=method, aggregation=aggregation, columns=columns,
-                                 method_params=dict(mp), **params)
+        rel, said = caught(microaggregate, data, k, method=method, aggregation=aggregation, columns=columns,
+                           method_params=dict(mp), **params)
+        for note in said:  # the map's points are not meant to be k-anonymous records: the rest is said again
+            if not SWEEP_QUIET.match(note):
+                warnings.warn(note, stacklevel=2)
         seconds = time.perf_counter() - t0
         ctx = context(rel.original[rel.masked].to_numpy(np.float64), rel.in_input_order()[rel.masked].to_numpy(
             np.float64), rel.Z, rel.Zp, rel.masked, p=p)

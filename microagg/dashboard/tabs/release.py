@@ -3,11 +3,10 @@ and the commands that reproduce it."""
 
 from __future__ import annotations
 
-import warnings
-
 import streamlit as st
 
 from ...base.rows import public
+from ...base.said import caught
 from ...data.io import write_csv
 from ...figures import tables
 from ...lab.html_report import html_report
@@ -53,6 +52,5 @@ def tab_release(s: Setup, r: Result) -> None:
 
 def release_html(s: Setup, r: Result) -> bytes:
     """The HTML report of the release shown (the same object: its shuffle), for the download button."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # said on the page already
-        return html_report(r.released.rel, data=s.data_expr, data_args=s.data_args).encode()
+    page, _ = caught(lambda: html_report(r.released.rel, data=s.data_expr, data_args=s.data_args))  # said already
+    return page.encode()

@@ -1,0 +1,55 @@
+"""What a computation said (its warnings), collected for the caller that ran it, without touching the process-wide
+warnings state per call.
+
+``warnings.catch_warnings`` swaps the process-wide filters and ``warnings.showwarning`` while it runs, so with
+several threads computing at once (the dashboard's sessions) it mixes their messages, silences the others' and loses
+some. Instead :func:`install` replaces ``warnings.showwarning`` once by a hook that hands each warning to the
+collector of the running call (a :class:`contextvars.ContextVar`, so one per thread); outside a collector a warning
+goes where it went before (the terminal). ``repeats=True`` also shows every repeat of microagg's warnings (a filter
+``always`` for UserWarning), so a message said once is said again to the next call that causes it.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from contextvars import ContextVar
+
+_COLLECTOR: ContextVar[list | None] = ContextVar("said", default=None)
+_INSTALL = threading.Lock()
+_original = None
+_repeats = False
+
+
+def _show(message, category, filename, lineno, file=None, line=None):
+    collector = _COLLECTOR.get()
+    if collector is None:
+        _original(message, category, filename, lineno, file, line)
+    else:
+        collector.append(str(message))
+
+
+def install(repeats: bool = False) -> None:
+    """Route warnings to the collector of the running call. Process-wide, once: the hook is installed again only if
+    something replaced it since (a ``catch_warnings`` that began before and ended after), and once ``repeats`` was
+    asked for, the ``always`` filter is put back the same way."""
+    global _original, _repeats
+    with _INSTALL:
+        _repeats = _repeats or repeats
+        if warnings.showwarning is not _show:
+            _original = warnings.showwarning
+            warnings.showwarning = _show
+        if _repeats and ("always", None, UserWarning, None, 0) not in warnings.filters:
+            warnings.simplefilter("always", UserWarning)
+
+
+def caught(call, *args, **kwargs):
+    """``call(*args, **kwargs)`` and the texts of the warnings it raised in this thread, once each, in order."""
+    install()
+    token = _COLLECTOR.set([])
+    try:
+        out = call(*args, **kwargs)
+        seen = _COLLECTOR.get()
+    finally:
+        _COLLECTOR.reset(token)
+    return out, tuple(dict.fromkeys(seen))

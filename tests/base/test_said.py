@@ -1,0 +1,62 @@
+"""base.said: warnings collected per call and per thread, none lost, none crossing to another thread."""
+
+import threading
+import warnings
+
+from microagg.base import said
+
+
+def speak(who: int, times: int, barrier: threading.Barrier | None = None):
+    """Warn ``times`` times as ``who`` (the same message from the same line: repeats), meeting the other threads
+    half-way so that their calls overlap."""
+    for i in range(times):
+        if barrier is not None and i == times // 2:
+            barrier.wait()
+        warnings.warn(f"said by {who}", UserWarning, stacklevel=1)
+    return who
+
+
+def test_each_thread_gets_its_own_warnings_and_every_one_of_them():
+    said.install(repeats=True)  # as the dashboard does: every repeat said again
+    n, rounds = 8, 25
+    results = {}
+    barrier = threading.Barrier(n)
+
+    def run(who):
+        got = []
+        for r in range(rounds):
+            out, notes = said.caught(speak, who, 4, barrier if r == 0 else None)
+            got.append((out, notes))
+        results[who] = got
+
+    threads = [threading.Thread(target=run, args=(who,)) for who in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for who, got in results.items():
+        # every round says it again (repeats are shown), and only its own message
+        assert got == [(who, (f"said by {who}",))] * rounds
+
+
+def test_a_warning_outside_a_collector_goes_where_it_went_before():
+    said.install(repeats=True)
+    with warnings.catch_warnings(record=True) as seen:  # the terminal's hook, as pytest and the CLI see it
+        said.install()  # catch_warnings replaced the hook: it is put back, in front of the recorder
+        warnings.warn("to the terminal", UserWarning, stacklevel=1)
+        _, notes = said.caught(lambda: warnings.warn("to the page", UserWarning, stacklevel=1))
+    assert [str(w.message) for w in seen] == ["to the terminal"] and notes == ("to the page",)
+
+
+def test_nested_calls_keep_their_own_and_an_exception_leaves_no_collector():
+    def inner():
+        warnings.warn("inner", UserWarning, stacklevel=1)
+        return said.caught(lambda: warnings.warn("innermost", UserWarning, stacklevel=1))[1]
+
+    out, notes = said.caught(inner)
+    assert out == ("innermost",) and notes == ("inner",)
+    try:
+        said.caught(lambda: 1 / 0)
+    except ZeroDivisionError:
+        pass
+    assert said._COLLECTOR.get() is None
