@@ -227,8 +227,8 @@ def test_write_csv_is_safe_by_default_and_can_be_turned_off(tmp_path):
     assert write_csv(df, None, spreadsheet_safe=False, index=False).splitlines()[1] == "=HYPERLINK(1),-1.5"
 
 
-formulas = st.builds(lambda start, rest: start + rest, st.sampled_from(FORMULA_START), st.text(max_size=8))
-labels = st.one_of(formulas, st.text(max_size=6))
+formula_cells = st.builds(lambda start, rest: start + rest, st.sampled_from(FORMULA_START), st.text(max_size=8))
+labels = st.one_of(formula_cells, st.text(max_size=6))
 
 
 def unsafe_fields(text: str) -> list[str]:
