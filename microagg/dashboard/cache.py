@@ -24,6 +24,7 @@ import streamlit as st
 from threadpoolctl import threadpool_limits
 
 from ..base.advice import threads_available
+from ..base.checks import check_int
 from ..base.errors import MicroaggError
 from ..base.said import caught, install
 from ..data.datasets import list_datasets, load_dataset
@@ -38,13 +39,26 @@ from ..release.spec import OPTION, Params, ReleaseSpec
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
-# The server's process-wide settings, made once when the dashboard is first imported (README, "A class on one
-# server"): each warning goes to the run that raised it, every time it is raised (base.said); BLAS runs one thread per
-# call, so that sessions computing at once share the cores instead of oversubscribing them (two OpenBLAS threads per
-# call on two cores made ten concurrent reports 8x slower); MICROAGG_BLAS_THREADS sets another number.
+# The server's process-wide settings (README, "A class on one server"): each warning goes to the run that raised it,
+# every time it is raised (base.said), from the dashboard's first import; BLAS runs one thread per call from the first
+# page on (blas_threads), so that sessions computing at once share the cores instead of oversubscribing them (two
+# OpenBLAS threads per call on two cores made ten concurrent reports 8x slower); MICROAGG_BLAS_THREADS sets another
+# number.
 install(repeats=True)
-BLAS_THREADS = max(1, int(os.environ.get("MICROAGG_BLAS_THREADS", "1")))
-threadpool_limits(BLAS_THREADS, user_api="blas")
+BLAS_ENV = "MICROAGG_BLAS_THREADS"
+
+
+@st.cache_resource(show_spinner=False)
+def blas_threads() -> int:
+    """Limit BLAS to ``MICROAGG_BLAS_THREADS`` threads per call (default 1), once per server; a value that is not an
+    integer >= 1 is refused with one message (the page shows it) rather than ignored."""
+    value = os.environ.get(BLAS_ENV, "1").strip()
+    try:
+        n = check_int(int(value), 1, "")
+    except (ValueError, MicroaggError):
+        raise MicroaggError(f"{BLAS_ENV} must be an integer >= 1 (BLAS threads per call); got {value!r}.") from None
+    threadpool_limits(n, user_api="blas")
+    return n
 
 _DIGESTS: dict[int, str] = {}
 

@@ -10,7 +10,7 @@ import streamlit as st
 from ..base.advice import scale_hint
 from ..base.errors import MicroaggError
 from ..figures import tables
-from .cache import Result, overall, partition, read_doc, release, wait_for_mdav
+from .cache import Result, blas_threads, overall, partition, read_doc, release, wait_for_mdav
 from .sidebar import Setup, sidebar
 from .tabs.aggregation import tab_aggregation
 from .tabs.partition import tab_partition
@@ -80,6 +80,11 @@ TABS = {"Partition": tab_partition, "Aggregation": tab_aggregation, "Risk & util
 
 
 def main() -> None:
+    try:
+        blas_threads()
+    except MicroaggError as exc:
+        st.error(str(exc))
+        st.stop()
     st.title("microagg — microaggregation lab")
     st.caption("Partition numeric records into groups of at least k, publish a group value instead of each record, "
                "and see what it costs in information loss.")

@@ -77,3 +77,17 @@ def test_publication_options_drawn_from_their_rows_reach_the_release_and_its_dow
     census = ma.load_dataset("census")
     rel = ma.microaggregate(census, 5, shuffle=False, keep_index=True)
     assert cache.release_csv(rel.protected, True) == rel.to_csv().encode()  # the index column, as to_csv writes it
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-2", "1.5"])
+def test_a_bad_blas_thread_count_gets_one_message(monkeypatch, value):
+    monkeypatch.setenv("MICROAGG_BLAS_THREADS", value)
+    cache.blas_threads.clear()
+    with pytest.raises(ma.MicroaggError, match=f"MICROAGG_BLAS_THREADS must be an integer >= 1.*got '{value}'"):
+        cache.blas_threads()
+    monkeypatch.setenv("MICROAGG_BLAS_THREADS", "2")
+    cache.blas_threads.clear()
+    assert cache.blas_threads() == 2
+    monkeypatch.setenv("MICROAGG_BLAS_THREADS", "1")  # back to the server's default for the other tests
+    cache.blas_threads.clear()
+    assert cache.blas_threads() == 1
