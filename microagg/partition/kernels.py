@@ -39,12 +39,16 @@ import numpy as np
 
 from ..base.advice import duration, numpy_seconds
 from ..base.errors import MicroaggError
+from ..base.setting import Setting
 from . import numpy_engine
 
 CROSSOVER = 10_000  # records above which "auto" runs the compiled kernels (benchmarks/README.md, "Crossover")
 ENV = "MICROAGG_BACKEND"
 BACKENDS = ("auto", "numpy", "compiled")
-_given: str | None = None  # the value of set_backend; None: the environment variable, else auto
+_SETTING = Setting(lambda which: _check(which, "the backend"))  # set_backend's value; None: the environment, else auto
+set_backend = _SETTING.set  # run the kernels on "numpy", "compiled" or "auto" from now on; None: the environment, auto
+get_backend = _SETTING.get  # the value given to set_backend, or None
+use_backend = _SETTING.use  # set_backend for the duration of a with block; the previous setting is restored
 _here = threading.local()  # compiled_here: this thread's runs compiled (the warm-up), whatever the setting
 _warned: list[str] = []  # the numba-less warning, once per process
 on_load: list[Callable[[], object]] = []  # called once the compiled runtime is loaded (by ``runtime``)
@@ -169,29 +173,6 @@ def loaded() -> bool:
     return "microagg.partition.compiled" in sys.modules
 
 
-def set_backend(which: str | None) -> None:
-    """Run the kernels on ``which`` from now on: "numpy", "compiled" or "auto"; None goes back to the environment
-    variable or auto."""
-    global _given
-    _given = None if which is None else _check(which, "the backend")
-
-
-def get_backend() -> str | None:
-    """The value given to :func:`set_backend`, or None."""
-    return _given
-
-
-@contextmanager
-def use_backend(which: str | None) -> Iterator[None]:
-    """:func:`set_backend` for the duration of a ``with`` block; the previous setting is restored."""
-    before = _given
-    set_backend(which)
-    try:
-        yield
-    finally:
-        set_backend(before)
-
-
 @contextmanager
 def compiled_here() -> Iterator[None]:
     """Inside the block, the runs made by this thread take the compiled kernels at every size, whatever the setting
@@ -208,7 +189,7 @@ def backend() -> str:
     ``MICROAGG_BACKEND``, else "auto"."""
     if getattr(_here, "compiled", False):
         return "compiled"
-    return _given or _check(os.environ.get(ENV, "").strip().lower() or "auto", ENV)
+    return _SETTING.given or _check(os.environ.get(ENV, "").strip().lower() or "auto", ENV)
 
 
 def _check(which, what: str) -> str:

@@ -26,46 +26,26 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numba
 
 from ...base.checks import check_int
 from ...base.errors import MicroaggError
+from ...base.setting import Setting
 from . import engine
 
 ENV = "MICROAGG_THREADS"
 _RULE = "the number of threads must be an integer >= 1, or None (auto)"
-_given: int | None = None  # the value of set_threads; None: the environment variable, else auto
+_SETTING = Setting(lambda n: check_int(n, 1, _RULE))  # set_threads's value; None: the environment variable, else auto
 _POOL_LOCK = threading.Lock()  # numba's default thread pool is not re-entrant across Python threads
-
-
-def set_threads(n: int | None) -> None:
-    """Use ``n`` threads in the compiled passes from now on; ``None`` goes back to ``MICROAGG_THREADS`` or auto."""
-    global _given
-    _given = None if n is None else check_int(n, 1, _RULE)
-
-
-def get_threads() -> int | None:
-    """The number given to :func:`set_threads`, or None (the environment variable or auto decides)."""
-    return _given
-
-
-@contextmanager
-def use_threads(n: int | None) -> Iterator[None]:
-    """:func:`set_threads` for the duration of a ``with`` block; the previous setting is restored."""
-    before = _given
-    set_threads(n)
-    try:
-        yield
-    finally:
-        set_threads(before)
+set_threads = _SETTING.set  # use n threads in the compiled passes from now on; None: MICROAGG_THREADS or auto again
+get_threads = _SETTING.get  # the number given to set_threads, or None (the environment variable or auto decides)
+use_threads = _SETTING.use  # set_threads for the duration of a with block; the previous setting is restored
 
 
 def thread_count() -> int:
     """Threads a compiled partitioner called now would use (module docstring: setting, environment, auto)."""
-    n = _given if _given is not None else _from_env()
+    n = _SETTING.given if _SETTING.given is not None else _from_env()
     pool = numba.get_num_threads()  # thread-local
     return auto_threads() if n is None else min(n, pool)
 
