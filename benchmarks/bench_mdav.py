@@ -11,6 +11,8 @@
     python benchmarks/bench_mdav.py --scaling 1 2 4 8 16 --sizes 1000000
                                                # the same run on 1, 2, ... threads: speedup over one thread, CPU
                                                # time, labels compared with the one-thread run (a many-core machine)
+    python benchmarks/bench_mdav.py --scaling 16 --sizes 1000000 --parallel-min 131072
+                                               # the same with passes split only from 131 072 remaining records
 
 Data: standardized N(0, I), d = 10, k = 3, MDAV-generic. The baseline is the
 textbook numpy MDAV (full distance vectors over the remaining records for every
@@ -132,8 +134,13 @@ def load_kernels(func, n: int, d: int = 10) -> None:
             func(warm[:m], 3)
 
 
-def child(n: int, method: str = "mdav") -> None:
-    """One size in a fresh process: time and peak resident memory of microagg's ``method`` (MDAV) alone."""
+def child(n: int, method: str = "mdav", parallel_min: int | None = None) -> None:
+    """One size in a fresh process: time and peak resident memory of microagg's ``method`` (MDAV) alone; with
+    ``parallel_min``, the engine's passes split over threads only from that many remaining records."""
+    if parallel_min:
+        from microagg.partition.compiled import engine
+
+        engine.PARALLEL_MIN = parallel_min
     Z = np.random.default_rng(0).standard_normal((n, 10))
     func = getattr(ma.partition, method)
     load_kernels(func, n)
@@ -146,15 +153,19 @@ def child(n: int, method: str = "mdav") -> None:
     print(json.dumps({"t": t, "cpu": cpu, "extra_mb": (peak - before) / 1024, "data_mb": Z.nbytes / 2**20}))
 
 
-def run_child(n: int, out: str, checkout: str | None = None, threads: int | None = None, method: str = "mdav") -> dict:
-    """``child(n, method)`` in a fresh process, importing microagg from ``checkout`` (default: the checkout holding
-    this script, whatever is installed), on ``threads`` threads."""
+def run_child(n: int, out: str, checkout: str | None = None, threads: int | None = None, method: str = "mdav",
+              parallel_min: int | None = None) -> dict:
+    """``child(n, method, parallel_min)`` in a fresh process, importing microagg from ``checkout`` (default: the
+    checkout holding this script, whatever is installed), on ``threads`` threads."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.abspath(checkout or HOME) + os.pathsep + env.get("PYTHONPATH", "")
     if threads:
         env["MICROAGG_THREADS"] = str(threads)
-    res = subprocess.run([sys.executable, __file__, "--child", str(n), "--method", method, out], capture_output=True,
-                         text=True, check=True, env=env)
+    extra = ["--parallel-min", str(parallel_min)] if parallel_min else []
+    res = subprocess.run([sys.executable, __file__, "--child", str(n), "--method", method, *extra, out],
+                         capture_output=True, text=True, env=env)
+    if res.returncode:
+        sys.exit(f"the run on {n} records failed:\n{res.stderr[-3000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
@@ -174,10 +185,11 @@ def against(other: str, sizes: list[int], threads: int | None, method: str = "md
               f"| {same} | {load} |", flush=True)
 
 
-def scaling(sizes: list[int], counts: list[int]) -> None:
+def scaling(sizes: list[int], counts: list[int], parallel_min: int | None = None) -> None:
     """Each size on each thread count in turn, in fresh processes: wall and CPU time, the speedup over the first
     count, and the labels compared with the first count's."""
-    print(f"MDAV-generic, N(0, I), d = 10, k = 3; threads {counts}; {os.cpu_count()} cores\n")
+    split = f"passes split from {parallel_min} remaining records" if parallel_min else "the engine's split threshold"
+    print(f"MDAV-generic, N(0, I), d = 10, k = 3; threads {counts}; {os.cpu_count()} cores; {split}\n")
     print("| n | threads | wall (s) | CPU (s) | speedup | CPU / first's | labels | load |")
     print("|---|---|---|---|---|---|---|---|")
     for n in sizes:
@@ -185,7 +197,7 @@ def scaling(sizes: list[int], counts: list[int]) -> None:
             first = None
             for t in counts:
                 load = os.getloadavg()[0]
-                info = run_child(n, f"{tmp}/{t}.npy", None, t)
+                info = run_child(n, f"{tmp}/{t}.npy", None, t, parallel_min=parallel_min)
                 load = f"{load:.1f}–{os.getloadavg()[0]:.1f}"
                 first = first or (t, info)
                 same = np.array_equal(np.load(f"{tmp}/{t}.npy"), np.load(f"{tmp}/{first[0]}.npy"))
@@ -223,17 +235,19 @@ def main() -> None:
     ap.add_argument("--scaling", type=int, nargs="+", metavar="THREADS",
                     help="time --sizes on each of these thread counts, labels compared with the first")
     ap.add_argument("--pairs", type=int, default=8, help="steps replayed for --huge (default 8)")
+    ap.add_argument("--parallel-min", type=int, metavar="N", help="--scaling runs split passes over threads only from "
+                                                                  "N remaining records (default: the engine's)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("labels_out", nargs="?", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return child(args.child, args.method)
+        return child(args.child, args.method, args.parallel_min)
     if args.against:
         return against(args.against, args.sizes, args.threads, args.method)
     if args.huge:
         return huge(args.huge, args.threads, args.pairs)
     if args.scaling:
-        return scaling(args.sizes, args.scaling)
+        return scaling(args.sizes, args.scaling, args.parallel_min)
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"python {platform.python_version()}, numba threads {numba.get_num_threads()}")

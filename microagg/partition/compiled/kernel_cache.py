@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -44,9 +45,10 @@ PACKAGE = Path(__file__).resolve().parents[2]  # microagg/
 def _cache_folder(module: ModuleType) -> Path | None:
     """The folder numba caches ``module``'s kernels in (None if it defines no cached kernel): that of a compiled
     function of the module, or of a kernel not compiled yet (a ``kernels.Kernel``, known by its numba ``options``;
-    asked of a dispatcher made for the purpose, which compiles nothing)."""
+    asked of a dispatcher made for the purpose, which compiles nothing). Attributes are read statically, so a lazy
+    object of the module (``figures.plots.go``) never imports what it stands for."""
     for value in vars(module).values():
-        options = getattr(value, "options", None)
+        options = inspect.getattr_static(value, "options", None)
         if isinstance(options, dict) and options.get("cache") and value.py_func.__module__ == module.__name__:
             value = numba.njit(cache=True)(value.py_func)
         if isinstance(value, Dispatcher) and value.py_func.__module__ == module.__name__:

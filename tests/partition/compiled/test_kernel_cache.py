@@ -152,3 +152,25 @@ def test_two_processes_caching_two_versions_at_once_keep_both(tmp_path):
     cache = caching.IndexDataCacheFile(str(tmp_path), "probe", ("source", 1))
     assert [cache.load(key) for key in ("int64", "float64")] == ["code of int64", "code of float64"]
     assert len(list(tmp_path.glob("probe.*.nbc"))) == 2
+
+
+def test_finding_the_cache_folder_never_wakes_a_lazy_object(tmp_path, monkeypatch):
+    """A module's lazy stand-in (as ``figures.plots.go`` for plotly) is not asked for attributes: without the
+    package it stands for, the kernels still run."""
+    src = tmp_path / "kernels_lazy.py"
+    src.write_text(textwrap.dedent("""
+        from numba import njit
+
+        class Lazy:
+            def __getattr__(self, name):
+                raise ModuleNotFoundError("No module named 'absent'")
+
+        go = Lazy()
+
+        @njit(cache=True)
+        def add(x):
+            return x + 1
+    """))
+    module = _module(src, monkeypatch)
+    assert module.add(1) == 2
+    assert kernel_cache._cache_folder(module) is not None
