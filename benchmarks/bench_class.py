@@ -2,22 +2,28 @@
 
     python benchmarks/bench_class.py                          # N = 1, 10, 30; 5 changes each; one server
     python benchmarks/bench_class.py --students 30 --changes 3
-    python benchmarks/bench_class.py --servers 2              # two server processes, students split between them
+    python benchmarks/bench_class.py --servers 2              # two server processes behind one address
+    python benchmarks/bench_class.py --driver browser         # each student a headless Chromium context instead
+    python benchmarks/bench_class.py --students 30 --rounds 3 # three classes in turn on one server (memory after each)
 
 Starts ``streamlit run app.py`` (fresh; numba's compiled kernels are read from disk) and opens the page once,
-as the lecturer does before the class (the default page is then cached), then drives N real sessions: one headless
-Chromium (Playwright), one browser context per student, all at once. Each student opens the page (timed to the
-first results on it), then, after a pause of 1 to 4 s, makes each change of :data:`CHANGES` in turn (the first
-``--changes``), each timed from the key press or click to the end of the run it starts with nothing left stale.
+as the lecturer does before the class, making the same changes with a k no student takes (so every tab has been
+drawn once and what it imports is loaded, but no student finds a result computed for it), then drives N sessions
+at once. By
+default each student is a session in Streamlit's own client protocol (``class_client.Page``: the websocket a
+browser tab opens, the widget values it sends, every element of each run read to its end), so that what is
+measured is the server, not thirty browsers sharing its cores; ``--driver browser`` drives one headless Chromium
+(Playwright), one browser context per student, and times what a student sees on the page. Each student opens the
+page (timed to the end of its first run), then, after a pause of 1 to 4 s, makes each change of :data:`CHANGES` in
+turn (the first ``--changes``), each timed from the key press, click or message to the end of the run it starts.
 Students take k from a few values, as a class following its lecturer does, so some settings are shared and some
 are not. A student succeeds when every page and change ended with its results and no error within five minutes.
-A click that started no run within 10 s (the browser lost it: Chromium on a busy machine) is made again, counted
+In a browser, a click that started no run within 10 s (lost: Chromium on a busy machine) is made again, counted
 in the table, and timed from the first.
 
 Reported per N: students that succeeded, page open and change latency (median, p95, max), the server's CPU
-(seconds, and % of one core over the run) and resident memory (after that first page, at its peak, and after the
-sessions closed and the server's ``disconnectedSessionTTL`` passed). The browsers run on the same machine as the
-server, so on a small machine the times are upper bounds; the one-minute load average is printed beside them.
+(seconds, and % of one core over the run) and resident memory (after the lecturer's page, at its peak, and after
+the sessions closed and the server's ``disconnectedSessionTTL`` passed), the driver's own CPU, and the one-minute load.
 """
 
 from __future__ import annotations
@@ -34,7 +40,10 @@ import time
 from pathlib import Path
 
 from bench_browser import ARGS, DONE, ROOT, WATCH, cpu_seconds
+from class_client import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from microagg.dashboard import serve
 
 P3M = "P3M (proximity-breach prevention)"
 TTL = 15  # the servers' disconnectedSessionTTL here: how long a closed session's state is kept (default 120 s)
@@ -62,16 +71,17 @@ async def open_tab(page, name: str) -> None:
 
 
 def changes(i: int) -> list:
-    """Student ``i``'s changes in order: (title, action)."""
-    k = (3, 4, 6)[i % 3]
-    return [(f"k {k}", lambda page: type_number(page, "k (minimum group size)", k)),
-            ("method V-MDAV", lambda page: choose(page, "Partitioning method", "V-MDAV")),
-            ("tab Risk & utility", lambda page: open_tab(page, "Risk & utility")),
-            ("aggregation P3M", lambda page: choose(page, "Aggregation", P3M)),
-            ("tab Release", lambda page: open_tab(page, "Release"))]
+    """Student ``i``'s changes in order: (title, widget key and value for the protocol driver, browser action); the
+    lecturer (``i`` < 0) takes k = 7, which neither a student nor the page at its start has."""
+    k = (3, 4, 6)[i % 3] if i >= 0 else 7
+    return [(f"k {k}", ("k", k), lambda page: type_number(page, "k (minimum group size)", k)),
+            ("method V-MDAV", ("method", "V-MDAV"), lambda page: choose(page, "Partitioning method", "V-MDAV")),
+            ("tab Risk & utility", ("tab", "Risk & utility"), lambda page: open_tab(page, "Risk & utility")),
+            ("aggregation P3M", ("aggregation", P3M), lambda page: choose(page, "Aggregation", P3M)),
+            ("tab Release", ("tab", "Release"), lambda page: open_tab(page, "Release"))]
 
 
-CHANGES = [title for title, _ in changes(0)]
+CHANGES = [title for title, *_ in changes(0)]
 
 
 STATE = """() => `script ${document.querySelector('[data-test-script-state]')
@@ -106,7 +116,7 @@ async def student(browser, url: str, i: int, n_changes: int, timeout: float, out
         await page.wait_for_selector("text=Information loss (IL)", timeout=timeout * 1000)
         await settled(page, timeout)
         record["open"] = time.perf_counter() - t0
-        for title, action in changes(i)[:n_changes]:
+        for title, _, action in changes(i)[:n_changes]:
             await asyncio.sleep(rng.uniform(1, 4))
             await page.evaluate(WATCH)
             t0 = time.perf_counter()
@@ -133,6 +143,28 @@ async def student(browser, url: str, i: int, n_changes: int, timeout: float, out
         await context.close()
 
 
+async def student_by_protocol(url: str, i: int, n_changes: int, timeout: float, out: dict) -> None:
+    """``student`` without a browser: the same changes, sent in Streamlit's client protocol (``class_client``), each
+    timed from sending it to the end of its run."""
+    rng = random.Random(i)
+    page = Page(url)
+    record = out[i] = {"open": None, "changes": [], "error": None, "again": 0}
+    title = "page open"
+    try:
+        record["open"] = await page.open(timeout)
+        if page.errors:
+            raise RuntimeError(page.errors[0])
+        for title, (key, value), _ in changes(i)[:n_changes]:
+            await asyncio.sleep(rng.uniform(1, 4))
+            record["changes"].append((title, await page.change(key, value, timeout)))
+            if page.errors:
+                raise RuntimeError(page.errors[0])
+    except Exception as exc:  # noqa: BLE001 - a student without every result: counted, said below
+        record["error"] = f"{title}: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+    finally:
+        await page.close()
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -140,23 +172,21 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def start_servers(count: int, port: int, options: list[str]) -> list[subprocess.Popen]:
-    import urllib.request
-
-    procs = [subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                               str(port + j), "--server.headless", "true", "--server.disconnectedSessionTTL",
-                               str(TTL), *options], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for j in range(count)]
-    for j in range(count):
-        for _ in range(480):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port + j}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.25)
-        else:
-            raise SystemExit("streamlit did not start")
-    return procs
+def start_server(count: int, port: int, options: list[str]) -> tuple[subprocess.Popen, list[int]]:
+    """One ``streamlit run app.py`` on ``port``, or ``count`` of them behind it (``microagg.dashboard.serve``); the
+    process to stop and the processes to measure (the balancer and its servers)."""
+    streamlit = ["--server.headless", "true", "--server.disconnectedSessionTTL", str(TTL), *options]
+    if count == 1:
+        cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port), *streamlit]
+    else:
+        cmd = [sys.executable, "-m", "microagg.dashboard.serve", "--processes", str(count), "--port", str(port), "--",
+               *streamlit]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not serve.answering(port, proc):
+        raise SystemExit("streamlit did not start")
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    pids = [proc.pid] + ([int(c) for c in children.read_text().split()] if count > 1 else [])
+    return proc, pids
 
 
 def pct(values: list[float], q: float) -> float:
@@ -164,50 +194,62 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-async def run_class(n: int, args) -> dict:
+async def students(n: int, first: int, args, out: dict, n_changes: int) -> None:
+    """Students ``first`` .. ``first + n - 1`` (negative: the lecturer, one per server) on ``args.driver``."""
+    urls = [f"http://127.0.0.1:{args.port}"] * n
+    if args.driver == "protocol":
+        await asyncio.gather(*(student_by_protocol(url, i, n_changes, args.timeout, out)
+                               for i, url in zip(range(first, first + n), urls)))
+        return
     from playwright.async_api import async_playwright
 
-    procs = start_servers(args.servers, args.port, args.option)
-    pids = [p.pid for p in procs]
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=args.chromium, args=ARGS)
+        await asyncio.gather(*(student(browser, url, i, n_changes, args.timeout, out)
+                               for i, url in zip(range(first, first + n), urls)))
+        await browser.close()
+
+
+async def run_class(n: int, args) -> list[dict]:
+    """``args.rounds`` classes of ``n`` students, one after the other, on one server started for them."""
+    proc, pids = start_server(args.servers, args.port, args.option)
     try:
-        out: dict = {}
-        async with async_playwright() as p:  # the lecturer opens the page before the class (per server)
-            browser = await p.chromium.launch(executable_path=args.chromium, args=ARGS)
-            await asyncio.gather(*(student(browser, f"http://127.0.0.1:{args.port + j}", -1 - j, 0, args.timeout, out)
-                                   for j in range(args.servers)))
-            await browser.close()
+        # the lecturer opens the page before the class, and tries the changes on each server (every tab drawn once)
+        await students(args.servers, -args.servers, args, {}, args.changes)
         await asyncio.sleep(2)
         mem0 = sum(rss_mb(p) for p in pids)
-        cpu0, wall0, load0 = sum(cpu_seconds(p) for p in pids), time.perf_counter(), os.getloadavg()[0]
-        peak = [mem0]
-
-        async def watch():
-            while True:
-                peak[0] = max(peak[0], sum(rss_mb(p) for p in pids))
-                await asyncio.sleep(0.5)
-
-        watcher = asyncio.create_task(watch())
-        out = {}
-        async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=args.chromium, args=ARGS)
-            await asyncio.gather(*(student(browser, f"http://127.0.0.1:{args.port + i % args.servers}", i,
-                                           args.changes, args.timeout, out) for i in range(n)))
-            await browser.close()
-        cpu = sum(cpu_seconds(p) for p in pids) - cpu0
-        wall = time.perf_counter() - wall0
-        load1 = os.getloadavg()[0]
-        await asyncio.sleep(TTL + 20)  # the closed sessions' state dropped (the TTL, then Streamlit's sweep)
-        watcher.cancel()
-        after = sum(rss_mb(p) for p in pids)
+        return [await one_class(n, args, pids, mem0) for _ in range(args.rounds)]
     finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=30)
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+async def one_class(n: int, args, pids: list[int], mem0: float) -> dict:
+    """One class of ``n`` students on the running server; ``mem0``: its memory after the lecturer's page."""
+    cpu0, wall0, load0 = sum(cpu_seconds(p) for p in pids), time.perf_counter(), os.getloadavg()[0]
+    driver0 = time.process_time()
+    peak = [sum(rss_mb(p) for p in pids)]
+
+    async def watch():
+        while True:
+            peak[0] = max(peak[0], sum(rss_mb(p) for p in pids))
+            await asyncio.sleep(0.5)
+
+    watcher = asyncio.create_task(watch())
+    out: dict = {}
+    await students(n, 0, args, out, args.changes)
+    cpu = sum(cpu_seconds(p) for p in pids) - cpu0
+    wall = time.perf_counter() - wall0
+    driver = time.process_time() - driver0
+    load1 = os.getloadavg()[0]
+    await asyncio.sleep(TTL + 20)  # the closed sessions' state dropped (the TTL, then Streamlit's sweep)
+    watcher.cancel()
+    after = sum(rss_mb(p) for p in pids)
     ok = [r for r in out.values() if r["error"] is None and len(r["changes"]) == args.changes]
     opens = [r["open"] for r in out.values() if r["open"] is not None]
     moves = [t for r in out.values() for _, t in r["changes"]]
     return {"n": n, "ok": len(ok), "opens": opens, "moves": moves, "cpu": cpu, "wall": wall, "mem0": mem0,
-            "peak": peak[0], "after": after, "load": (load0, load1),
+            "peak": peak[0], "after": after, "load": (load0, load1), "driver": driver,
             "errors": [r["error"] for r in out.values() if r["error"]],
             "again": sum(r["again"] for r in out.values())}
 
@@ -223,27 +265,36 @@ def main() -> None:
     ap.add_argument("--students", type=int, nargs="+", default=[1, 10, 30])
     ap.add_argument("--changes", type=int, default=len(CHANGES), choices=range(1, len(CHANGES) + 1),
                     help=f"how many of the changes each student makes, in this order: {', '.join(CHANGES)}")
-    ap.add_argument("--servers", type=int, default=1, help="server processes (ports --port, --port + 1, ...); "
-                                                          "student i uses server i mod --servers")
+    ap.add_argument("--servers", type=int, default=1, help="server processes behind --port (from 2: "
+                                                          "python -m microagg.dashboard.serve --processes N)")
     ap.add_argument("--port", type=int, default=8640)
+    ap.add_argument("--rounds", type=int, default=1, help="classes of N students one after the other on the same "
+                                                         "server (memory after each: what stays for the next class)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a page or a change may take")
     ap.add_argument("--option", action="append", default=[], help="another option for streamlit run, e.g. "
                                                                  "--option=--server.maxUploadSize=10")
+    ap.add_argument("--driver", choices=["protocol", "browser"], default="protocol",
+                    help="protocol (default): each student a session in Streamlit's client protocol, no browser; "
+                         "browser: each student a context of one headless Chromium (Playwright)")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
     args = ap.parse_args()
+    how = ("students in Streamlit's client protocol from this machine (no browsers)" if args.driver == "protocol"
+           else "browsers on the same machine")
     print(f"{args.servers} server process(es); {os.cpu_count()} cores; {args.changes} changes per student "
-          f"({', '.join(CHANGES[:args.changes])}); browsers on the same machine\n")
+          f"({', '.join(CHANGES[:args.changes])}); {how}\n")
     print("| students | succeeded | clicks made again | page open, median / p95 / max (s) | "
           "change, median / p95 / max (s) | server CPU (s; % of one core) | "
-          "server memory, first page / peak / after (MB) | load (1 min) |")
-    print("|---|---|---|---|---|---|---|---|", flush=True)
+          "server memory, lecturer's page / peak / after (MB) | driver CPU (s) | load (1 min) |")
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
     for n in args.students:
-        r = asyncio.run(run_class(n, args))
-        print(f"| {r['n']} | {r['ok']}/{r['n']} | {r['again']} | {triple(r['opens'])} | {triple(r['moves'])} | "
-              f"{r['cpu']:.0f}; {100 * r['cpu'] / r['wall']:.0f} % | {r['mem0']:.0f} / {r['peak']:.0f} / "
-              f"{r['after']:.0f} | {r['load'][0]:.1f} → {r['load'][1]:.1f} |", flush=True)
-        for error in r["errors"][:5]:
-            print(f"  N={n}: {error}", file=sys.stderr, flush=True)
+        for c, r in enumerate(asyncio.run(run_class(n, args))):
+            label = f"{r['n']}" + (f" (class {c + 1})" if args.rounds > 1 else "")
+            print(f"| {label} | {r['ok']}/{r['n']} | {r['again']} | {triple(r['opens'])} | {triple(r['moves'])} | "
+                  f"{r['cpu']:.0f}; {100 * r['cpu'] / r['wall']:.0f} % | {r['mem0']:.0f} / {r['peak']:.0f} / "
+                  f"{r['after']:.0f} | {r['driver']:.0f} | {r['load'][0]:.1f} → {r['load'][1]:.1f} |", flush=True)
+            for error in r["errors"][:5]:
+                print(f"  N={n}: {error}", file=sys.stderr, flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -39,7 +39,7 @@ INNER = {
     "figures": [{"plots", "tables"}],
     "release": [{"release"}, {"engines"}, {"spec"}, {"stages"}, {"scale"}, {"pipeline"}, {"recipe"}],
     "lab": [{"baselines"}, {"explore", "attacks", "reproduce"}, {"course", "html_report"}],
-    "dashboard": [{"state", "cache"}, {"widgets"}, {"sidebar"}, {"tabs"}, {"page"}],
+    "dashboard": [{"state", "cache", "serve"}, {"widgets"}, {"sidebar"}, {"tabs"}, {"page"}],
 }
 INNER_FLOOR = {wing: {room: level for level, rooms in enumerate(floors) for room in rooms}
                for wing, floors in INNER.items()}

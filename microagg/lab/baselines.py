@@ -52,7 +52,7 @@ def _noise(X: np.ndarray, fraction: float, seed: int) -> np.ndarray:
     return X + np.random.default_rng(seed).normal(size=X.shape) * (np.sqrt(fraction) * sd)
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _swap_partners(n, window, u):
     """partner[i] for ranks 0..n-1: rank i still in place is swapped with rank j drawn by ``u[i]`` among the ranks in
     (i, i + window] still in place (a Fenwick tree counts them); partner[i] = i if there is none."""

@@ -40,7 +40,7 @@ from . import numpy_engine as engine
 from .kernels import kernel
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _mean_of(Z, ids, m):
     c = np.zeros(Z.shape[1])
     for a in range(m):
@@ -49,7 +49,7 @@ def _mean_of(Z, ids, m):
     return c / m
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _dist(a, b):
     return np.sqrt(engine.sqdist(a.reshape(1, a.shape[0]), 0, b))
 

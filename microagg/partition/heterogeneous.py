@@ -83,7 +83,7 @@ def mdav_heterogeneous(Z: np.ndarray, P: np.ndarray, N: np.ndarray, k: int, mism
     return _kernel(Z0, obs, P, N, a, w, int(k), cp, cn, float(mismatch))
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
     """Squared heterogeneous distance from record i to the point (cz observed where ``seen``, cpos, cnom),
     attribute by attribute; the continuous part the partial distance (Hathaway & Bezdek 2001) plus ``mismatch``
@@ -110,7 +110,7 @@ def _dist(Z, obs, P, N, a, w, i, cz, seen, cpos, cnom, mismatch):
     return s
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _centroid(Z, P, N, S, countz, live, n_live, countp, countn):
     """Mean of the continuous attributes (running sum ``S`` over the running count ``countz`` of the records
     observing each; observed where that count is > 0), lower median of the ordinal positions and mode of the
@@ -137,7 +137,7 @@ def _centroid(Z, P, N, S, countz, live, n_live, countp, countn):
     return cz, seen, cpos, cnom
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _around(Z, obs, P, N, a, w, live, r, k, mismatch):
     """The k live records nearest to record r (ascending (distance, index)) and the live record farthest from r."""
     bd = np.full(k, np.inf)
@@ -156,7 +156,7 @@ def _around(Z, obs, P, N, a, w, live, r, k, mismatch):
     return bi, far
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _kernel(Z, obs, P, N, a, w, k, cp, cn, mismatch):
     n = Z.shape[0]
     labels = np.full(n, -1, np.int64)
@@ -204,7 +204,7 @@ def _kernel(Z, obs, P, N, a, w, k, cp, cn, mismatch):
     return labels
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _emit(Z, obs, P, N, members, g, labels, alive, S, countz, countp, countn, n_live):
     """Make ``members`` group g: remove them (ascending row order) from the running sums and counts."""
     for i in np.sort(members):

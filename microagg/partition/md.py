@@ -41,20 +41,20 @@ TAILS = ("generic", "classic")
 EXACT_BATCH = 32  # records whose farthest distance the numpy kernels compute together
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _above(key, a, b):
     """Heap order: larger key first, lower index among equal keys."""
     return key[a] > key[b] or (key[a] == key[b] and a < b)
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _swap(heap, pos, a, b):
     heap[a], heap[b] = heap[b], heap[a]
     pos[heap[a]] = a
     pos[heap[b]] = b
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _sift(heap, pos, key, j, size):
     """Restore the order of the heap ``heap[:size]`` around slot ``j`` (up, then down)."""
     while j > 0 and _above(key, heap[j], heap[(j - 1) // 2]):
@@ -70,7 +70,7 @@ def _sift(heap, pos, key, j, size):
         j = c
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _drop(heap, pos, key, size, i):
     """Remove record ``i`` from the heap of ``size`` entries; returns the new size."""
     j = pos[i]
@@ -82,7 +82,7 @@ def _drop(heap, pos, key, size, i):
     return size
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _farthest_pair(Z, heap, pos, key, exact, partner, alive, size, screen):
     """The lexicographically smallest pair (r, s), r < s, of largest squared distance among live records."""
     while True:
@@ -160,7 +160,7 @@ def _reach(L, rho, d):
     return gap - engine.SLACK * (low + rho) - d * 2.0 ** -537
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _take(Z, members, g, labels, alive, S, screen, pos, heap, hpos, key, size):
     """Emit group ``g`` and drop its members from the heap; returns the heap size."""
     engine.emit(Z, screen, pos, members, g, labels, alive, S)

@@ -34,7 +34,7 @@ CENTROIDS = ("fixed", "remaining")
 LIST = 32  # nearest outsiders kept per member (refetched if they all join the group)
 
 
-@kernel(cache=True)
+@kernel(cache=True, nogil=True)
 def _fill(Z, a, i, ze, lists, ldist, lcount, ing, nm, pid, pd2, complete, screen, alive, n_live):
     """Row ``a`` of the outsider lists: the nearest records of ``i`` outside the group (``i`` excluded)."""
     li, ld = engine.outside(Z, Z[i], np.sqrt(engine.sqdist(Z, i, ze)), lists.shape[1], ing, nm, i, pid, pd2,

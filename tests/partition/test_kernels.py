@@ -161,3 +161,23 @@ print([str(w.message)[:40] for w in seen])
 """], {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_DISABLE_JIT": "1"}, cpu=300, cwd=tmp_path)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "9.0884" in res.stdout and "numba's JIT is disabled (NUMBA_DISABLE" in res.stdout
+
+
+def test_every_kernel_releases_the_gil_so_that_sessions_overlap():
+    """A compiled kernel called while another session's runs (the dashboard's threads, the block engine's) must not
+    hold the GIL: every kernel of the package is declared ``nogil`` (inlined ones have no call of their own)."""
+    import importlib
+    import pkgutil
+
+    found = []
+    for package in (ma.partition, ma.lab):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if ".compiled" in info.name:  # the numba runtime itself (the engine), not kernels
+                continue
+            module = importlib.import_module(info.name)
+            found += [(info.name, name, k.options) for name, k in vars(module).items()
+                      if isinstance(k, kernels.Kernel) and k.py_func.__module__ == info.name]
+    assert len(found) > 30
+    held = [f"{m}.{name}" for m, name, options in found
+            if not options.get("nogil") and options.get("inline") != "always"]
+    assert held == []

@@ -1,0 +1,153 @@
+"""Several dashboard processes behind one address: a browser stays with the process that holds its session."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from microagg.base.errors import MicroaggError
+from microagg.dashboard import serve
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_cookie_names_a_process_only_when_it_is_one_of_them():
+    head = b"GET / HTTP/1.1\r\nHost: x\r\nCookie: a=1; microagg-server=1; b=2\r\n\r\n"
+    assert serve.chosen(head, 2) == 1
+    assert serve.chosen(head, 1) is None  # a process that no longer exists: the next one in turn
+    assert serve.chosen(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 2) is None
+    assert serve.chosen(b"GET / HTTP/1.1\r\nCookie: microagg-server=x\r\n\r\n", 2) is None
+    assert serve.chosen(b"GET / HTTP/1.1\r\nCOOKIE:microagg-server=0\r\n\r\n", 2) == 0
+    assert serve.chosen(b"GET /?microagg-server=1 HTTP/1.1\r\n\r\n", 2) is None  # the request line is not a cookie
+
+
+def test_the_first_response_carries_the_cookie_and_a_protocol_switch_is_left_alone():
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+    out = serve.with_cookie(head, 3)
+    assert out.startswith(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n") and out.endswith(b"\r\n\r\n")
+    assert b"Set-Cookie: microagg-server=3; Path=/" in out
+    switch = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"
+    assert serve.with_cookie(switch, 0) == switch
+
+
+@pytest.mark.parametrize("argv, message", [(["--processes", "0"], "--processes must be at least 1"),
+                                           (["--port", "65535", "--processes", "2"], "--port must leave room"),
+                                           (["--app", "no/such/app.py"], "no dashboard entry file")])
+def test_bad_options_are_one_message(argv, message, capsys):
+    with pytest.raises(MicroaggError, match=message):
+        serve.parse(argv)
+    assert serve.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_options_after_the_separator_go_to_every_process():
+    args, options = serve.parse(["--processes", "3", "--", "--server.maxUploadSize", "50"])
+    assert args.processes == 3 and options == ["--server.maxUploadSize", "50"]
+
+
+def _free_ports(count: int) -> int:
+    """A port with the ``count`` - 1 next ones free too."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port + count < 65536 and all(_free(port + j) for j in range(count)):
+            return port
+    pytest.skip("no run of free ports")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+async def _run_page(port: int, cookie: str | None) -> list[str]:
+    """One page run through the public port, as a browser tab's websocket makes it; the kinds of elements drawn."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    headers = {"Cookie": cookie} if cookie else {}
+    async with websockets.connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                                  additional_headers=headers, max_size=None) as ws:
+        msg = BackMsg()
+        msg.rerun_script.query_string = ""
+        await ws.send(msg.SerializeToString())
+        kinds = []
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(await asyncio.wait_for(ws.recv(), 120))
+            if fwd.WhichOneof("type") == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                kinds.append(fwd.delta.new_element.WhichOneof("type"))
+            if fwd.WhichOneof("type") == "script_finished":
+                return kinds
+
+
+def test_two_processes_behind_one_port_serve_whole_pages_and_keep_each_browser_on_its_own(tmp_path):
+    port = _free_ports(3)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    proc = subprocess.Popen([sys.executable, "-m", "microagg.dashboard.serve", "--processes", "2", "--port",
+                             str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stderr.read()
+                assert time.monotonic() < deadline, "the public port did not answer"
+                time.sleep(0.5)
+        cookies = []
+        for _ in range(3):  # browsers without the cookie: the processes in turn
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as page:
+                assert page.status == 200 and b"<html" in page.read().lower()
+                cookies.append(page.headers["Set-Cookie"].split(";")[0])
+        assert cookies[0] != cookies[1] and cookies[0] == cookies[2]
+        assert sorted(cookies[:2]) == ["microagg-server=0", "microagg-server=1"]
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"Cookie": "microagg-server=1"})
+        with urllib.request.urlopen(request) as page:  # a browser with it keeps its process
+            assert page.headers["Set-Cookie"] is None or "microagg-server" not in page.headers["Set-Cookie"]
+        for cookie in ("microagg-server=0", "microagg-server=1", None):  # a whole page on each process
+            kinds = asyncio.run(_run_page(port, cookie))
+            assert "metric" in kinds and "exception" not in kinds
+        # the processes are the public port's own: stopping it stops them
+        children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        assert len(children) == 2
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    time.sleep(1)
+    assert not any(Path(f"/proc/{c}").exists() and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()
+                   for c in children)
+
+
+def test_the_servers_config_leaves_out_the_full_collection_after_every_run():
+    """Streamlit's default collects all of the interpreter's garbage after every run of the page, holding it:
+    with a class on one server that was most of the server's time; the project's config turns it off."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
+    assert config["server"]["fileWatcherType"] == "none"
+
+
+def test_a_process_that_cannot_start_is_one_message_and_leaves_nothing_running():
+    port = _free_ports(1)
+    with pytest.raises(MicroaggError, match=f"on port {port} stopped at its start"):
+        serve.start(ROOT / "app.py", [port], ["--no-such-option"])
+    assert _free(port)
