@@ -9,7 +9,8 @@ per change on one process, 0.3 s and 1.5 s on two (``benchmarks/bench_class.py``
 starts that many ``streamlit run app.py`` on private ports of this machine (``port + 1``, ``port + 2``, …) and
 forwards the public ``port`` to them. A browser's first request is given to the next process in turn, and the
 response carries a cookie naming that process; the browser's later connections (its page, its websocket, its file
-uploads and downloads) bring the cookie back and reach the process that holds its session. Arguments after ``--``
+uploads and downloads) bring the cookie back and reach the process that holds its session. Should a process stop,
+the balancer says so once and sends its browsers to the others (their pages start again). Arguments after ``--``
 go to every ``streamlit run`` (``-- --server.maxUploadSize 50``).
 """
 
@@ -20,6 +21,7 @@ import asyncio
 import itertools
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -30,90 +32,159 @@ from ..base.errors import MicroaggError
 
 COOKIE = "microagg-server"
 HEAD_MAX = 65536  # bytes of a request's or response's head
+HEAD_WAIT = 30  # seconds a new connection may take to send its request's head
 
 
 def chosen(head: bytes, processes: int) -> int | None:
     """The process a request's head names in its cookie, or None (no such cookie, or not one of ``processes``)."""
+    valid = {str(j).encode(): j for j in range(processes)}
     for line in head.split(b"\r\n")[1:]:
         name, _, value = line.partition(b":")
         if name.strip().lower() != b"cookie":
             continue
         for part in value.split(b";"):
             key, _, j = part.strip().partition(b"=")
-            if key == COOKIE.encode() and j.isdigit() and int(j) < processes:
-                return int(j)
+            if key == COOKIE.encode() and j in valid:
+                return valid[j]
     return None
 
 
 def with_cookie(head: bytes, j: int) -> bytes:
-    """A response head with the cookie naming process ``j`` added (a protocol switch is left as it is)."""
-    status = head.split(b"\r\n", 1)[0].split(b" ")
-    if len(status) > 1 and status[1] == b"101":
-        return head
+    """A response head with the cookie naming process ``j`` added (a websocket's switch of protocol too: a browser
+    whose cookie named a process no longer there reconnects its page that way)."""
     cookie = f"Set-Cookie: {COOKIE}={j}; Path=/; HttpOnly; SameSite=Lax\r\n".encode()
     return head[:-2] + cookie + b"\r\n"
 
 
-class Balancer:
-    """The public port: each connection forwarded, byte for byte, to the process its cookie names (else the next)."""
+def status(head: bytes) -> int:
+    """The status code of a response head (0 if it has none)."""
+    code = head.split(b"\r\n", 1)[0].split(b" ")
+    return int(code[1]) if len(code) > 1 and code[1].isdigit() and len(code[1]) == 3 else 0
 
-    def __init__(self, ports: list[int]):
-        self.ports = ports
+
+def reply(writer: asyncio.StreamWriter, code: str, text: str) -> None:
+    """Answer a request the balancer cannot forward, with ``text`` for the person reading it, and close."""
+    body = text.encode()
+    writer.write(f"HTTP/1.1 {code}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {len(body)}\r\n"
+                 f"Connection: close\r\n\r\n".encode() + body)
+    writer.close()
+
+
+class Balancer:
+    """The public port: each connection forwarded, byte for byte, to the process its cookie names, else (no cookie,
+    or that process has stopped) to the next running one in turn, whose first response then carries the cookie."""
+
+    def __init__(self, ports: list[int], procs: list[subprocess.Popen] | None = None):
+        self.ports, self.procs = ports, procs
         self.turn = itertools.cycle(range(len(ports)))
+        self.told: set[int] = set()  # processes found stopped (said once)
+
+    def running(self, j: int) -> bool:
+        """Whether process ``j`` still runs (said once on stderr when it is found stopped)."""
+        if self.procs is None or self.procs[j].poll() is None:
+            return True
+        if j not in self.told:
+            self.told.add(j)
+            print(f"microagg dashboard: the process on port {self.ports[j]} stopped (exit code "
+                  f"{self.procs[j].returncode}); its browsers go to the others, with their pages started again",
+                  file=sys.stderr, flush=True)
+        return False
+
+    def next_running(self) -> int | None:
+        for _ in self.ports:
+            j = next(self.turn)
+            if self.running(j):
+                return j
+        return None
 
     async def connection(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        """Forward one client connection (every request on it goes to one process); when the balancer stops, the
+        connection ends with it, quietly."""
         try:
-            head = await client_r.readuntil(b"\r\n\r\n")
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            await self._forward(client_r, client_w)
+        except asyncio.CancelledError:
+            client_w.close()
+
+    async def _forward(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(client_r.readuntil(b"\r\n\r\n"), HEAD_WAIT)
+        except asyncio.LimitOverrunError:
+            return reply(client_w, "431 Request Header Fields Too Large", "request head over 64 KiB")
+        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
             client_w.close()
             return
         j = chosen(head, len(self.ports))
-        new = j is None
-        j = next(self.turn) if new else j
+        new = j is None or not self.running(j)
+        j = self.next_running() if new else j
+        if j is None:
+            return reply(client_w, "503 Service Unavailable", "no dashboard process is running: restart the server")
         try:
             server_r, server_w = await asyncio.open_connection("127.0.0.1", self.ports[j], limit=HEAD_MAX)
         except OSError:
-            client_w.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            client_w.close()
-            return
+            return reply(client_w, "502 Bad Gateway", "the dashboard process does not answer: reload the page")
         server_w.write(head)
-        if new:  # the first response of a browser without the cookie gets it
-            try:
-                client_w.write(with_cookie(await server_r.readuntil(b"\r\n\r\n"), j))
-            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
-                client_w.close()
-                server_w.close()
-                return
-        await asyncio.gather(_pipe(client_r, server_w), _pipe(server_r, client_w))
+        up = asyncio.ensure_future(_pipe(client_r, server_w))  # a request's body goes on while the head is awaited
+        try:
+            if new:  # the first final response of a browser without the cookie (or with a stopped one's) gets it
+                while True:
+                    head = await server_r.readuntil(b"\r\n\r\n")
+                    if not 100 <= status(head) < 200 or status(head) == 101:
+                        break
+                    client_w.write(head)  # "100 Continue" and the like: the cookie goes on the final response
+                client_w.write(with_cookie(head, j))
+            await asyncio.gather(up, _pipe(server_r, client_w))
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            up.cancel()
+        finally:
+            client_w.close()
+            server_w.close()
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Copy ``reader`` to ``writer`` until its end, then end ``writer``'s side of the connection (half-close); a
+    broken connection closes ``writer`` (the other side then sees its end)."""
     try:
         while data := await reader.read(65536):
             writer.write(data)
             await writer.drain()
-    except ConnectionError:
-        pass
-    finally:
+        if writer.can_write_eof():
+            writer.write_eof()
+    except (ConnectionError, OSError):
         writer.close()
 
 
 def start(app: Path, ports: list[int], options: list[str]) -> list[subprocess.Popen]:
-    """``streamlit run app`` on each of ``ports`` (this machine only), waited for until each answers."""
-    # run from the app's folder, which holds its .streamlit/config.toml; the banner (naming a private port) unseen
-    procs = [subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(p),
-                               "--server.address", "127.0.0.1", "--server.headless", "true", *options],
-                              cwd=app.parent, stdout=subprocess.DEVNULL)
-             for p in ports]
-    for proc, port in zip(procs, ports):
-        if not answering(port, proc):
-            stopped = proc.poll() is not None
-            stop(procs)
-            if stopped:
-                raise MicroaggError(f"the dashboard server on port {port} stopped at its start (exit code "
-                                    f"{proc.returncode}); its messages are above.")
-            raise MicroaggError(f"the dashboard server on port {port} did not answer within 150 s.")
+    """``streamlit run app`` on each of ``ports`` (this machine only, each checked free first), waited for until
+    each answers; none left running if one cannot start or the start is interrupted."""
+    for port in ports:
+        if not _free(port):
+            raise MicroaggError(f"port {port} of this machine is in use (a dashboard process would take it); choose "
+                                f"another --port.")
+    procs: list[subprocess.Popen] = []
+    try:
+        for p in ports:  # from the app's folder, which holds its .streamlit/config.toml; the banner (a private port)
+            procs.append(subprocess.Popen(  # unseen
+                [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(p), "--server.address",
+                 "127.0.0.1", "--server.headless", "true", *options], cwd=app.parent, stdout=subprocess.DEVNULL))
+        for proc, port in zip(procs, ports):
+            if not answering(port, proc):
+                if proc.poll() is not None:
+                    raise MicroaggError(f"the dashboard server on port {port} stopped at its start (exit code "
+                                        f"{proc.returncode}); its messages are above.")
+                raise MicroaggError(f"the dashboard server on port {port} did not answer within 150 s.")
+    except BaseException:
+        stop(procs)
+        raise
     return procs
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def answering(port: int, proc: subprocess.Popen | None = None, seconds: float = 150) -> bool:
@@ -124,14 +195,15 @@ def answering(port: int, proc: subprocess.Popen | None = None, seconds: float = 
         if proc is not None and proc.poll() is not None:
             return False
         try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-            return True
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
+                return True
         except OSError:
             time.sleep(0.25)
     return False
 
 
 def stop(procs: list[subprocess.Popen]) -> None:
+    """Stop the processes (terminate, then kill those still running after 30 s)."""
     for proc in procs:
         proc.terminate()
     for proc in procs:
@@ -164,44 +236,47 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return args, options
 
 
-async def serve(args: argparse.Namespace, options: list[str], ready=None) -> None:
-    """Start the processes and forward the public port to them until cancelled; ``ready`` (an asyncio.Event) is set
-    once the public port answers."""
+async def serve(args: argparse.Namespace, options: list[str]) -> None:
+    """Start the processes and forward the public port to them until cancelled (Ctrl+C, SIGTERM)."""
     ports = [args.port + 1 + j for j in range(args.processes)]
+    balancer = Balancer(ports)
     try:
-        server = await asyncio.start_server(Balancer(ports).connection, args.address, args.port, limit=HEAD_MAX)
+        server = await asyncio.start_server(balancer.connection, args.address, args.port, limit=HEAD_MAX)
     except OSError as exc:
         raise MicroaggError(f"cannot listen on {args.address}:{args.port}: {exc.strerror}.") from None
     try:
-        procs = start(args.app, ports, options)
-    except MicroaggError:
+        balancer.procs = start(args.app, ports, options)
+    except BaseException:
         server.close()
         raise
-    print(f"microagg dashboard: {args.processes} processes behind http://{args.address}:{args.port}", flush=True)
+    task = asyncio.current_task()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    noun = "process" if args.processes == 1 else "processes"
+    print(f"microagg dashboard: {args.processes} {noun} behind http://{args.address}:{args.port}", flush=True)
     try:
         async with server:
-            if ready is not None:
-                ready.set()
             await server.serve_forever()
     finally:
-        stop(procs)
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+        stop(balancer.procs)
 
 
 def main(argv: list[str] | None = None) -> int:
-    signal.signal(signal.SIGTERM, _interrupt)  # stopped like Ctrl+C: the processes are stopped with it
+    """``python -m microagg.dashboard.serve``: 0 once stopped, 2 with one message if it cannot start."""
     try:
         args, options = parse(sys.argv[1:] if argv is None else argv)
+        signal.signal(signal.SIGTERM, _interrupt)  # during the start too: the processes started are stopped
         asyncio.run(serve(args, options))
     except MicroaggError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         pass
     return 0
+
+
+def _interrupt(signum, frame):
+    """SIGTERM before the balancer serves: stopped like Ctrl+C."""
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -28,15 +29,17 @@ def test_the_cookie_names_a_process_only_when_it_is_one_of_them():
     assert serve.chosen(b"GET / HTTP/1.1\r\nCookie: microagg-server=x\r\n\r\n", 2) is None
     assert serve.chosen(b"GET / HTTP/1.1\r\nCOOKIE:microagg-server=0\r\n\r\n", 2) == 0
     assert serve.chosen(b"GET /?microagg-server=1 HTTP/1.1\r\n\r\n", 2) is None  # the request line is not a cookie
+    assert serve.chosen(b"GET / HTTP/1.1\r\nCookie: microagg-server=" + b"9" * 5000 + b"\r\n\r\n", 2) is None
+    assert serve.chosen(b"GET / HTTP/1.1\r\nCookie: microagg-server=01\r\n\r\n", 2) is None
 
 
-def test_the_first_response_carries_the_cookie_and_a_protocol_switch_is_left_alone():
+def test_the_first_response_carries_the_cookie():
     head = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
     out = serve.with_cookie(head, 3)
     assert out.startswith(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n") and out.endswith(b"\r\n\r\n")
     assert b"Set-Cookie: microagg-server=3; Path=/" in out
-    switch = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"
-    assert serve.with_cookie(switch, 0) == switch
+    assert serve.status(out) == 200 and serve.status(b"HTTP/1.1 101 Switching Protocols\r\n\r\n") == 101
+    assert serve.status(b"garbage\r\n\r\n") == 0
 
 
 @pytest.mark.parametrize("argv, message", [(["--processes", "0"], "--processes must be at least 1"),
@@ -125,12 +128,25 @@ def test_two_processes_behind_one_port_serve_whole_pages_and_keep_each_browser_o
         for cookie in ("microagg-server=0", "microagg-server=1", None):  # a whole page on each process
             kinds = asyncio.run(_run_page(port, cookie))
             assert "metric" in kinds and "exception" not in kinds
-        # the processes are the public port's own: stopping it stops them
+        # a request with a body from a browser without the cookie is answered (its body forwarded at once)
+        upload = urllib.request.Request(f"http://127.0.0.1:{port}/_stcore/upload_file/nosession/nofile",
+                                        data=b"x" * 1000, method="PUT")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(upload, timeout=30)
+        assert 400 <= refused.value.code < 500
+        # a process that stops: its browsers are sent to the other one, with the other's cookie, and it is said
         children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
         assert len(children) == 2
-    finally:
+        os.kill(children[1], signal.SIGKILL)
+        time.sleep(1)
+        for _ in range(3):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"Cookie": "microagg-server=1"})
+            with urllib.request.urlopen(request, timeout=30) as page:
+                assert page.status == 200 and page.headers["Set-Cookie"].startswith("microagg-server=0")
+    finally:  # the processes are the public port's own: stopping it stops them
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "stopped (exit code" in err and "Traceback" not in err
     time.sleep(1)
     assert not any(Path(f"/proc/{c}").exists() and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()
                    for c in children)
