@@ -157,7 +157,7 @@ def start(app: Path, ports: list[int], options: list[str]) -> list[subprocess.Po
     """``streamlit run app`` on each of ``ports`` (this machine only, each checked free first), waited for until
     each answers; none left running if one cannot start or the start is interrupted."""
     for port in ports:
-        if not _free(port):
+        if not port_free(port):
             raise MicroaggError(f"port {port} of this machine is in use (a dashboard process would take it); choose "
                                 f"another --port.")
     procs: list[subprocess.Popen] = []
@@ -178,7 +178,8 @@ def start(app: Path, ports: list[int], options: list[str]) -> list[subprocess.Po
     return procs
 
 
-def _free(port: int) -> bool:
+def port_free(port: int) -> bool:
+    """Whether ``port`` of this machine can be taken now."""
     with socket.socket() as s:
         try:
             s.bind(("127.0.0.1", port))

@@ -64,18 +64,9 @@ def _free_ports(count: int) -> int:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        if port + count < 65536 and all(_free(port + j) for j in range(count)):
+        if port + count < 65536 and all(serve.port_free(port + j) for j in range(count)):
             return port
     pytest.skip("no run of free ports")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 async def _run_page(port: int, cookie: str | None) -> list[str]:
@@ -166,4 +157,4 @@ def test_a_process_that_cannot_start_is_one_message_and_leaves_nothing_running()
     port = _free_ports(1)
     with pytest.raises(MicroaggError, match=f"on port {port} stopped at its start"):
         serve.start(ROOT / "app.py", [port], ["--no-such-option"])
-    assert _free(port)
+    assert serve.port_free(port)
