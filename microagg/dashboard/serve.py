@@ -10,7 +10,9 @@ starts that many ``streamlit run app.py`` on private ports of this machine (``po
 forwards the public ``port`` to them. A browser's first request is given to the next process in turn, and the
 response carries a cookie naming that process; the browser's later connections (its page, its websocket, its file
 uploads and downloads) bring the cookie back and reach the process that holds its session. Should a process stop,
-the balancer says so once and sends its browsers to the others (their pages start again). Arguments after ``--``
+the balancer says so once and sends its browsers to the others (their pages start again). Every request of one
+connection goes to one process: browsers open connections of their own, but behind another proxy that pools its
+connections, route by the cookie there instead. Arguments after ``--``
 go to every ``streamlit run`` (``-- --server.maxUploadSize 50``).
 """
 
