@@ -10,6 +10,7 @@ no cached messages, so the server sends every element in full (a browser that ca
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import websockets
@@ -118,8 +119,6 @@ def _set(w: WidgetState, value) -> None:
 
 
 async def _recv(ws, timeout: float) -> bytes:
-    import asyncio
-
     data = await asyncio.wait_for(ws.recv(), timeout)
     if isinstance(data, str):
         raise RuntimeError(f"unexpected text frame from the server: {data[:80]!r}")

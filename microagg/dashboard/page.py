@@ -5,6 +5,7 @@ The tabs in their order are :data:`TABS`, each drawn by a function of a module o
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from ..base.advice import scale_hint
@@ -44,12 +45,12 @@ def headline(s: Setup, r: Result) -> None:
               help="Released rows identical on all masked and key columns; k-anonymity needs at least k.")
     c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO",
               help="On the masked columns and the key columns, for the file as published.")
-    caveats(s, r, bool(values["k-anonymous"]))
+    caveats(s, r, values)
 
 
-def caveats(s: Setup, r: Result, k_anonymous: bool) -> None:
-    """What the release does not protect, said on the page."""
-    values = overall(r.summary)
+def caveats(s: Setup, r: Result, values: pd.Series) -> None:
+    """What the release does not protect, said on the page (``values``: the summary's, over all attributes)."""
+    k_anonymous = bool(values["k-anonymous"])
     if not k_anonymous and s.keys and s.part.record_level:
         st.warning(f"**The key columns {', '.join(s.keys)} break k-anonymity:** "
                    f"{int(values['records in classes < k'])} released rows share their keys and masked values with "
