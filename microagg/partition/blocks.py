@@ -148,7 +148,7 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
         labels = np.asarray(part.kernel(Z[r], k, **params))
         return labels if refine == "none" else refined(np.ascontiguousarray(Z[r][:, quasi]), labels, k)
 
-    numba = kernels.numba_for(max(map(len, rows)), Z.shape[1])  # None: every block runs on the numpy kernels
+    numba = kernels.numba_for(max(map(len, rows)))  # None: every block runs on the numpy kernels
     one = (lambda: None) if numba is None else (lambda: numba.set_num_threads(1))
     if len(rows) == 1:
         local = [run(rows[0])]

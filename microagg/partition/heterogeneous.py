@@ -254,8 +254,7 @@ class _Points:
         seen = np.ones(self.Z.shape[1], np.bool_) if self.obs is None else self.obs[r]
         d = self.dist(self.Z[r], seen, self.P[r], self.N[r])
         d[self.rows == r] = 0.0
-        near = np.flatnonzero(d <= np.partition(d, k - 1)[k - 1])
-        return self.rows[near[np.argsort(d[near], kind="stable")[:k]]], int(self.rows[np.argmax(d)])
+        return engine.smallest(self.rows, d, k)[0], engine.first_max(self.rows, d)
 
 
 @_kernel.numpy

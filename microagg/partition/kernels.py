@@ -147,10 +147,10 @@ def _build(k: Kernel, engine: types.ModuleType | None):
 
 def available() -> bool:
     """Whether numba can compile here: it imports, and its JIT is not disabled (``NUMBA_DISABLE_JIT``)."""
-    try:
-        import numba
-    except ImportError:
+    if not _importable():
         return False
+    import numba
+
     return not numba.config.DISABLE_JIT
 
 
@@ -221,6 +221,7 @@ def compiled_for(k: Kernel, n: int, d: int = 10) -> bool:
 
 
 def _importable() -> bool:
+    """Whether numba imports here."""
     try:
         import numba  # noqa: F401
     except ImportError:
@@ -228,9 +229,9 @@ def _importable() -> bool:
     return True
 
 
-def numba_for(n: int, d: int = 10):
-    """numba, its runtime loaded, when a run on ``n`` records of ``d`` attributes takes the compiled kernels; else
-    None (nothing imported)."""
+def numba_for(n: int):
+    """numba, its runtime loaded, when a run on ``n`` records takes the compiled kernels; else None (nothing
+    imported)."""
     if not wants_compiled(n) or backend() == "auto" and not available():
         return None
     runtime()

@@ -72,11 +72,12 @@ def _live(screen, q):
     return ids[live], d2[live]
 
 
-def _first_max(ids, d2) -> int:
+def first_max(ids, d2) -> int:
+    """The record of ``ids`` (ascending) with the largest ``d2``, the first one among equals."""
     return int(ids[int(np.argmax(d2))])  # first maximum: ``ids`` ascending
 
 
-def _smallest(ids, d2, m):
+def smallest(ids, d2, m):
     """The ``m`` records of ``ids`` (ascending) with the smallest ``d2`` by (distance, index), and their ``d2``."""
     if m < d2.shape[0]:
         near = np.flatnonzero(d2 <= np.partition(d2, m - 1)[m - 1])  # the m smallest and their ties
@@ -87,14 +88,14 @@ def _smallest(ids, d2, m):
 
 def farthest_from_centroid(Z, alive, rid, rrho, start, c, screen, zmax2):
     """First maximum of |z - c| over the live records; returns (record, ``start``)."""
-    return _first_max(*_live(screen, c)), start
+    return first_max(*_live(screen, c)), start
 
 
 def around(Z, q, k, far, screen):
     """(farthest record or -1, the k nearest records by (distance, index)) from ``q`` among the live records."""
     ids, d2 = _live(screen, q)
-    near, _ = _smallest(ids, d2, k)
-    return (_first_max(ids, d2) if far else -1), near
+    near, _ = smallest(ids, d2, k)
+    return (first_max(ids, d2) if far else -1), near
 
 
 def emit(Z, screen, pos, members, g, labels, alive, S):
@@ -136,7 +137,7 @@ def prefix_size(k):
 
 def prefix(Z, q, L, screen, alive, n_live):
     """The ``L`` live records nearest to ``q`` by (squared distance, index): (ids, squared distances, complete)."""
-    ids, d2 = _smallest(*_live(screen, q), L)
+    ids, d2 = smallest(*_live(screen, q), L)
     return ids, d2, ids.shape[0] >= n_live
 
 
@@ -147,4 +148,4 @@ def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive
     keep = ~skip[ids]
     if skipid >= 0:
         keep &= ids != skipid
-    return _smallest(ids[keep], d2[keep], m)
+    return smallest(ids[keep], d2[keep], m)

@@ -135,8 +135,9 @@ def warm_up(first: str = "mdav", ready: Callable[[str], object] | None = None, n
     rng = np.random.default_rng(0)
     names = [first] + [m.name for m in methods("partition") if m.name != first and not m.caps.uses_roles]
     with kernels.compiled_here():
+        brute = kernels.runtime().brute
         for name in names:
-            rows = size if name in FAMILY else min(size, 2 * kernels.runtime().brute.MAX)
+            rows = size if name in FAMILY else min(size, 2 * brute.MAX)
             get_method("partition", name).func(rng.standard_normal((rows, 2)), 3)
             if ready is not None:
                 ready(name)

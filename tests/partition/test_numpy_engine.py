@@ -1,5 +1,7 @@
 """The numpy engine and the numpy kernels against the compiled ones: the same labels, tie rule included."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -72,13 +74,33 @@ def test_mdav_at_the_crossover_gives_the_same_labels(compiled):
     same_labels("mdav", np.random.default_rng(3).standard_normal((kernels.CROSSOVER, 10)), 3, {})
 
 
-@pytest.mark.parametrize("name", [m.name for m in methods("partition") if m.name not in dict(FAMILY)])
-def test_every_other_partitioner_gives_the_same_labels(compiled, benchmark_z, name):
+def _with_kernels() -> list[tuple[str, dict]]:
+    """The partitioners outside the MDAV family whose module defines a kernel (their runs reach one), with the
+    parameters that make them use it."""
+    own = [m.name for m in methods("partition") if m.name not in dict(FAMILY)
+           and any(isinstance(v, kernels.Kernel) for v in vars(sys.modules[m.func.__module__]).values())]
+    return [(name, {}) for name in own] + [("projection", {"grouping": "optimal"})]
+
+
+@pytest.mark.parametrize("name, params", _with_kernels())
+def test_every_other_partitioner_with_a_kernel_gives_the_same_labels(compiled, benchmark_z, monkeypatch, name,
+                                                                      params):
     part = get_method("partition", name)
     Z = benchmark_z["census"]
     roles = {"confidential": list(range(10, 13))} if part.caps.uses_roles else {}
-    mine, theirs = on_both(lambda: part.func(Z, 5, **roles))
+    built = []
+    for side in ("compiled", "on_numpy"):  # count the kernels each run takes, so that the test compares engines
+        monkeypatch.setattr(kernels.Kernel, side, _counted(getattr(kernels.Kernel, side), built, side))
+    mine, theirs = on_both(lambda: part.func(Z, 5, **roles, **params))
+    assert "compiled" in built and "on_numpy" in built, built
     assert np.array_equal(mine, theirs)
+
+
+def _counted(method, calls: list, name: str):
+    def wrapped(self, *args, **kwargs):
+        calls.append(name)
+        return method(self, *args, **kwargs)
+    return wrapped
 
 
 @pytest.mark.parametrize("missing", ["keep", "impute"])

@@ -252,7 +252,7 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
             loc[j] = 0
         _accumulate(X, q, b0, nb, 0, split, loc, acc_type)
         if cells is not None:  # (pruned for the float32 copy, which sums every attribute: split = d)
-            if split < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, split, nlim, far, flim):
+            if split < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, split, nlim):
                 continue  # the first attributes and the cell's box on the others rule every record of it out
         _accumulate(X, q, b0, nb, split, d, loc, acc_type)
         bmin = acc_type(_BLOCK_MIN_START)
@@ -302,23 +302,20 @@ def _accumulate(X, q, b0, nb, t0, t1, loc, acc_type):
 
 
 @njit(cache=True, inline="always")
-def _may_pass(loc, nb, box, c, q, split, nlim, far, flim):
-    """Whether a record of cell ``c`` may still pass a running test, from its partial squared distances over the first
-    ``split`` attributes (``loc``) and the least (for "farthest", the most) the other attributes can add inside the
-    cell's box: exact integers, so a cell ruled out holds no record that the whole distance would let pass."""
-    pmin, pmax = np.int64(_BLOCK_MIN_START), np.int64(-1)
+def _may_pass(loc, nb, box, c, q, split, nlim):
+    """Whether a record of cell ``c`` may still be among the nearest (squared distance <= ``nlim``), from its partial
+    squared distances over the first ``split`` attributes (``loc``) and the least the other attributes can add inside
+    the cell's box: exact integers, so a cell ruled out holds no record that the whole distance would let pass. (Only
+    near-only passes split: see ``_pass_range``.)"""
+    pmin = np.int64(_BLOCK_MIN_START)
     for j in range(nb):
-        v = np.int64(loc[j])
-        pmin = min(pmin, v)
-        pmax = max(pmax, v)
-    rest_lo, rest_hi = np.int64(0), np.int64(0)
+        pmin = min(pmin, np.int64(loc[j]))
+    rest = np.int64(0)
     for t in range(split, box.shape[1]):
         lt, ht, qt = np.int64(box[0, t, c]), np.int64(box[1, t, c]), np.int64(q[t])
         g = max(0, max(lt - qt, qt - ht))
-        rest_lo += g * g
-        if far:
-            rest_hi += max((lt - qt) * (lt - qt), (ht - qt) * (ht - qt))
-    return np.float64(pmin + rest_lo) <= nlim or (far and np.float64(pmax + rest_hi) >= flim)
+        rest += g * g
+    return np.float64(pmin + rest) <= nlim
 
 
 @njit(cache=True, inline="always")  # (inlined in the pass, specialized on ``far`` with it)

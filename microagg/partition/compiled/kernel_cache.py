@@ -58,6 +58,11 @@ def _cache_folder(module: ModuleType) -> Path | None:
     return None
 
 
+def _imported() -> list[ModuleType]:
+    """microagg's modules imported so far."""
+    return [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] == "microagg"]
+
+
 def fingerprint(files: list[Path]) -> str:
     """sha256 of the files' names and contents, in name order."""
     digest = hashlib.sha256()
@@ -75,9 +80,7 @@ def refresh(modules: list[ModuleType] | None = None, sources: list[Path] | None 
     """Empty the cache folders of ``modules`` (default: microagg's modules imported so far) if ``sources`` (default:
     :func:`kernel_sources`) changed since the fingerprint in the folder was written; returns the files removed. A
     folder that cannot be written is left as it is (numba cannot cache there either)."""
-    if modules is None:
-        modules = [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] == "microagg"]
-    folders = {f for f in map(_cache_folder, modules) if f is not None}
+    folders = {f for f in map(_cache_folder, _imported() if modules is None else modules) if f is not None}
     current = fingerprint(kernel_sources() if sources is None else sources)
     removed: list[Path] = []
     for folder in sorted(folders):
@@ -144,12 +147,10 @@ def lock(dispatcher: Dispatcher) -> Dispatcher:
     return dispatcher
 
 
-def lock_cache_files(modules: list[ModuleType] | None = None) -> None:
-    """:func:`lock` every cached kernel of ``modules`` (default: microagg's modules imported so far), so concurrent
-    compiles can no longer point an index at the wrong file. Idempotent."""
-    if modules is None:
-        modules = [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] == "microagg"]
-    for module in modules:
+def lock_cache_files() -> None:
+    """:func:`lock` every cached kernel of microagg's modules imported so far, so concurrent compiles can no longer
+    point an index at the wrong file. Idempotent."""
+    for module in _imported():
         for value in vars(module).values():
             if isinstance(value, Dispatcher) and value.py_func.__module__ == module.__name__:
                 lock(value)
