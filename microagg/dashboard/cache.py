@@ -218,12 +218,6 @@ def partition(df: pd.DataFrame, spec: ReleaseSpec) -> tuple[np.ndarray, tuple]:
 SUMMARY = ("IL", "partition IL", "SL", "exact cells", "exact records")
 
 
-def hashable(pairs: tuple) -> tuple:
-    """Parameters as (name, value) pairs with each array (a Δ or w uploaded per record) replaced by its shape and
-    bytes: a key of a dict, or a value to compare with ``!=``."""
-    return tuple((name, (np.shape(v), np.asarray(v).tobytes()) if np.ndim(v) else v) for name, v in pairs)
-
-
 REPORTS_KEPT = 8  # reports kept per release (one per set of evaluation parameters), the oldest dropped first
 
 
@@ -242,7 +236,7 @@ class Released:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def _job(self, eparams: tuple, metrics: tuple | None) -> tuple[pd.DataFrame, tuple]:
-        key = (hashable(eparams), metrics)
+        key = (Params(dict(eparams)).key, metrics)
         with self.lock:
             job, mine = self.reports.get(key), False
             if job is None:
@@ -269,7 +263,7 @@ class Released:
 
     def computed(self, eparams: tuple, metrics: tuple | None = None) -> bool:
         """Whether :meth:`report` has this report already."""
-        job = self.reports.get((hashable(eparams), metrics))
+        job = self.reports.get((Params(dict(eparams)).key, metrics))
         return job is not None and job.done()
 
     def summary(self, eparams: tuple) -> tuple[pd.DataFrame, tuple]:
@@ -312,10 +306,6 @@ class Result:
     @property
     def Z(self) -> np.ndarray:
         return self.released.rel.Z
-
-    @property
-    def params(self) -> dict:
-        return self.released.rel.params
 
     @property
     def spec(self) -> ReleaseSpec:

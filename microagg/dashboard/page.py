@@ -39,7 +39,8 @@ def headline(s: Setup, r: Result) -> None:
     c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
               help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is "
                    "identical (SST = 0).")
-    groups = r.summary.loc[r.summary["metric"] == "groups", "value"].iloc[0]  # per attribute: the first one's
+    metric = r.summary["metric"].to_numpy()
+    groups = r.summary["value"].to_numpy()[metric == "groups"][0]  # per attribute: the first one's
     c2.metric("Groups", f"{int(groups):,}")
     c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
               help="Released rows identical on all masked and key columns; k-anonymity needs at least k.")

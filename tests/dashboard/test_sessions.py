@@ -133,7 +133,7 @@ def test_students_at_the_same_release_compute_its_report_once(monkeypatch):
     assert held.computed((("p", 1.0),)) and not held.computed((("p", 2.0),))
 
 
-@pytest.mark.parametrize("repeat", range(2))
+@pytest.mark.parametrize("repeat", range(2))  # twice: the threads meet in another order each time
 def test_a_report_that_fails_for_its_inputs_fails_alike_for_everyone_asking(repeat):
     rel = ma.microaggregate(ma.load_dataset("census"), 5, shuffle=False)
     held = cache.Released(rel, rel.in_input_order(), ())

@@ -10,7 +10,8 @@ from ...base.errors import MicroaggError
 from ...figures import plots
 from ...lab.explore import satisfaction_grid
 from ...privacy.wishes import cells
-from ..cache import Result, hashable, sl_alpha
+from ...release.spec import Params
+from ..cache import Result, sl_alpha
 from ..sidebar import Setup
 from ..state import initial, inside, remember
 from .common import stale_note, table_height
@@ -71,7 +72,7 @@ def sl_heatmap(s: Setup) -> None:
     alphas = tuple(np.round(np.linspace(0, 1, ha), 2))
     privacy = tuple(sorted(s.privacy.items()))
     now = (s.data_expr, len(s.df), tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey,
-           hashable(privacy))
+           Params(dict(privacy)).key)
     if st.button("Compute the heat-map", key="sl-go"):
         try:
             grid = sl_grid(s.df, tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey, privacy)

@@ -38,8 +38,8 @@ def tab_release(s: Setup, r: Result) -> None:
                "keep them private, like the data (the report's CSV leaves the noise seed out). Text cells a "
                "spreadsheet would run as a formula get a leading quote.")
     st.subheader("Report")
-    st.dataframe(tables.headline(report), hide_index=True, width="stretch",
-                 height=table_height(len(tables.headline(report))))
+    headline = tables.headline(report)
+    st.dataframe(headline, hide_index=True, width="stretch", height=table_height(len(headline)))
     full = st.expander(f"The full report ({len(report)} rows: every metric, per attribute, with its source)",
                        key="report-open", on_change="rerun")
     if full.open:
