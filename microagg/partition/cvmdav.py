@@ -49,6 +49,12 @@ def _mean_of(Z, ids, m):
     return c / m
 
 
+@_mean_of.numpy
+def _mean_of_numpy(Z, ids, m):
+    """``_mean_of`` on the numpy kernels: the same sums, row after row."""
+    return engine.row_sums(Z[ids[:m]]) / m
+
+
 @kernel(cache=True, nogil=True)
 def _dist(a, b):
     return np.sqrt(engine.sqdist(a.reshape(1, a.shape[0]), 0, b))

@@ -4,29 +4,40 @@ MDAV, V-MDAV, CV-MDAV, MD and IAMAT are loops written against an engine (``kerne
 kernels their loop runs as Python and asks this module. Every answer is the float64 definition the compiled
 engines answer (docs/methods.md §0): squared distances summed attribute by attribute in column order, the lowest
 record index winning every tie, for "nearest" and "farthest", and the running sum of the remaining records
-updated in ascending record order. Each query is one pass over a column-major copy of the live records: O(n d)
-per query, as ``brute.py``'s, with numpy's per-call cost instead of a compile. The copy is rebuilt by the caller
-once a quarter of it is dead (as the compiled engine's).
+updated in ascending record order. A query is one pass over a column-major copy of the live records, O(n d) as
+``brute.py``'s, with numpy's per-call cost instead of a compile; the copy is rebuilt by the caller once a quarter
+of it is dead (as the compiled engine's). On a large copy the pass is screened: one matrix-vector product gives
+every distance within a bound of its rounding, and only the records the bound leaves in doubt are summed exactly
+(``_pass``). The record farthest from the centroid is sought by decreasing distance from the copy's anchor, and
+the nearest outsiders of a group's member (V-MDAV, CV-MDAV, IAMAT) in the prefix fetched about its seed first,
+both with the compiled engine's bounds; the k smallest values of a pass are found without sorting or
+partitioning all of them (``_at_most``).
 
-The state this engine hands to the loop is its own: ``build_index`` returns (copy, None, radial order, radii,
-copy), where the compiled engine returns (anchor, positions, ...); the loop only passes the first two back.
+The state this engine hands to the loop is its own: ``build_index`` returns (anchor, None, radial order, radii,
+copy), where the compiled engine returns (anchor, positions, radial order, radii, index).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 SHELLS = 1  # (the compiled engine's radial shells of its integer copy: this engine has no such copy)
 SLACK = 1e-9  # relative margin of a bound on distances (MD's first bounds on every record's farthest distance)
 NONE = np.iinfo(np.int64).max  # an empty slot of a list of nearest records
+U64 = 2.0 ** -53  # unit roundoff of float64
+SCAN = 4  # up to this many smallest values are found by repeated minima, more by a sample's threshold
+SAMPLE = 256  # values of a longer array sampled for that threshold
+PREFIX_TRIES = 16  # queries of ``outside`` that try the prefix before its success rate decides
+SCREEN_MIN = 2 ** 14  # values in a copy of the live records from which its passes are screened (``_pass``)
 
 
 def sqdist(A, a, q) -> float:
     """Squared distance from row ``a`` of ``A`` to ``q``, summed attribute by attribute."""
     s = 0.0
-    for t in range(q.shape[0]):
-        diff = float(A[a, t]) - float(q[t])
-        s += diff * diff
+    for x, y in zip(A[a].tolist(), np.asarray(q).tolist()):  # (Python floats: float64, one call per row)
+        s += (x - y) * (x - y)
     return s
 
 
@@ -41,35 +52,75 @@ def row_sums(D: np.ndarray) -> np.ndarray:
 
 def sqdists(Xt: np.ndarray, q) -> np.ndarray:
     """Squared distances from every column of ``Xt`` (d, m) to ``q``, as ``sqdist`` sums them."""
-    D = Xt - np.asarray(q, dtype=np.float64)[:, None]
+    D = np.subtract(Xt, np.asarray(q, dtype=np.float64)[:, None], order="C")  # (C order: the sum of row_sums)
     np.multiply(D, D, out=D)
     return row_sums(D)
 
 
 def start(Z, chunks):
-    """Fresh state of a run: (labels, alive, running sum S, unused, unused); S is the column sums, row by row."""
+    """Fresh state of a run: (labels, alive, running sum S, largest squared norm, unused); S is the column sums, row
+    by row."""
     n = Z.shape[0]
-    return np.full(n, -1, np.int64), np.ones(n, np.bool_), row_sums(np.ascontiguousarray(Z)), 0.0, None
+    zmax2 = float(np.einsum("ij,ij->i", Z, Z).max()) if n else 0.0
+    return np.full(n, -1, np.int64), np.ones(n, np.bool_), row_sums(np.ascontiguousarray(Z)), zmax2, None
 
 
 def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
-    """A copy of the live records around anchor ``c0``: (copy, None, radial order, radii, copy), the copy being
-    (live flags, live records ascending, their values column-major, their number). The radial order (records by
-    decreasing distance to ``c0``, ties by index) and radii are those of the compiled engine (MD reads them)."""
+    """A copy of the live records around anchor ``c0``: (``c0``, None, radial order, radii, copy). The copy is (live
+    flags, live records ascending, their values column-major, their number, for a copy of at least ``SCREEN_MIN``
+    values the screen of ``_pass`` (the records less ``c0``, column-major; their squared norms; the largest norm)
+    else None, None, 0, then ``c0``, the penalties: 0 for a live record, inf once ``emit`` took it, and the tries
+    and successes of ``outside``'s prefix). The radial
+    order (records by decreasing distance to ``c0``, ties by index) and radii are those of the compiled engine (MD
+    reads them)."""
     ids = np.flatnonzero(alive)
     Xt = np.ascontiguousarray(Z[ids].T)
     rho = np.sqrt(sqdists(Xt, c0))
     order = np.argsort(-rho, kind="mergesort")
-    screen = (alive, ids, Xt, ids.shape[0])
-    return screen, None, ids[order], rho[order], screen
+    Yt, y2, ymax = None, None, 0.0
+    if Xt.size >= SCREEN_MIN:
+        Yt = Xt - c0[:, None]
+        y2 = np.einsum("ij,ij->j", Yt, Yt)
+        ymax = math.sqrt(y2.max())
+    screen = (alive, ids, Xt, ids.shape[0], Yt, y2, ymax, c0, np.zeros(ids.shape[0]), np.zeros(2, np.int64))
+    return c0, None, ids[order], rho[order], screen
 
 
-def _live(screen, q):
-    """(live records ascending, their squared distances to ``q``)."""
-    alive, ids, Xt, _ = screen
-    d2 = sqdists(Xt, q)
-    live = alive[ids]
-    return ids[live], d2[live]
+def _pass(screen, q):
+    """Values v over the copy and a bound e: the squared distances to ``q`` and e = 0 on a small copy. On a large
+    one v = |y|^2 - 2 y.(q - c0) for each record less c0 (y), a matrix-vector product instead of d passes:
+    |q - c0|^2 plus v is within e of the squared distance as ``sqdists`` sums it (the rounding of the centring, of
+    both sums and of the product, each at most (d + 2) 2^-53 (|y| + |q - c0|)^2, and underflow), so the
+    selections below widen their cuts by 2e and decide on the exact distances of what remains."""
+    Xt, Yt, y2, ymax, c0 = screen[2], screen[4], screen[5], screen[6], screen[7]
+    if Yt is None:
+        return sqdists(Xt, q), 0.0
+    qc = q - c0
+    d = Xt.shape[0]
+    return y2 - 2.0 * (qc @ Yt), 8.0 * (d + 8) * U64 * (ymax + math.sqrt(float(qc @ qc))) ** 2 + d * 2.0 ** -1000
+
+
+def _nearest(screen, q, v, e, m, keep=None):
+    """The ``m`` live records nearest to ``q`` by (squared distance, index) and their squared distances, from the
+    values ``v`` within ``e`` of them (``_pass``); with ``keep``, among the copy's records it flags."""
+    pen = screen[8]
+    w = v + pen  # (dead: inf; live: v itself)
+    if keep is not None:
+        w[~keep] = np.inf
+    pos, cut = _at_most(w, m, 2.0 * e) if 0 < m < w.shape[0] else (np.arange(w.shape[0]), np.inf)
+    if cut == np.inf:  # (then the records left out are among them)
+        pos = pos[pen[pos] == 0.0] if keep is None else pos[(pen[pos] == 0.0) & keep[pos]]
+    return smallest(screen[1][pos], sqdists(screen[2][:, pos], q) if e else v[pos], m)
+
+
+def _farthest(screen, q, v, e) -> int:
+    """The live record farthest from ``q``, the first among equals, from ``v`` within ``e`` of the squared
+    distances."""
+    w = v - screen[8]
+    if not e:
+        return first_max(screen[1], w)
+    pos = np.flatnonzero(w >= w.max() - 2.0 * e)
+    return first_max(screen[1][pos], sqdists(screen[2][:, pos], q))
 
 
 def first_max(ids, d2) -> int:
@@ -79,23 +130,66 @@ def first_max(ids, d2) -> int:
 
 def smallest(ids, d2, m):
     """The ``m`` records of ``ids`` (ascending) with the smallest ``d2`` by (distance, index), and their ``d2``."""
-    if m < d2.shape[0]:
-        near = np.flatnonzero(d2 <= np.partition(d2, m - 1)[m - 1])  # the m smallest and their ties
+    if 0 < m < d2.shape[0]:
+        near, _ = _at_most(d2, m)
         ids, d2 = ids[near], d2[near]
     order = np.argsort(d2, kind="stable")[:m]
     return ids[order], d2[order]
 
 
-def farthest_from_centroid(Z, alive, rid, rrho, start, c, screen, zmax2):
-    """First maximum of |z - c| over the live records; returns (record, ``start``)."""
-    return first_max(*_live(screen, c)), start
+def _at_most(d2, m, slack=0.0):
+    """Positions of the values of ``d2`` at most ``slack`` above its ``m``-th smallest, perhaps a few more, and the
+    cut they were taken below. ``np.partition`` of all of ``d2`` costs more than the pass that computed it: a few
+    are found by repeated minima, more below the threshold of a sample (partitioned itself only if that leaves
+    fewer than ``m``)."""
+    n = d2.shape[0]
+    if m <= SCAN:
+        w = d2.copy()
+        for _ in range(m - 1):
+            w[w.argmin()] = np.inf
+        cut = w.min() + slack
+        return np.flatnonzero(d2 <= cut), cut
+    if n >= 4 * SAMPLE and 8 * m < n:
+        sample = d2[::n // SAMPLE]
+        r = min(sample.shape[0] - 1, 2 * m * sample.shape[0] // n + 2)
+        cut = np.partition(sample, r)[r] + slack
+        near = np.flatnonzero(d2 <= cut)
+        if near.shape[0] >= m:
+            return near, cut
+    cut = np.partition(d2, m - 1)[m - 1] + slack
+    return np.flatnonzero(d2 <= cut), cut
+
+
+def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
+    """First maximum of |z - c| over the live records, read by decreasing |z - c0| (``rid``, radii ``rrho``) in
+    blocks of growing size until |z - c0| + |c - c0| cannot reach the best one (the compiled engine's bound and
+    slack: their rounding and underflow); returns (record, first live position of ``rid`` from ``start``)."""
+    d = c.shape[0]
+    drift = math.sqrt(sqdist(c.reshape(1, d), 0, c0))
+    slack = 4.0 * (d + 3) * U64 * (zmax2 + float(np.dot(c, c))) + 8.0 * d * 2.0 ** -1000
+    start += int(np.argmax(alive[rid[start:]]))
+    best, bid, j, size = -1.0, -1, start, 32
+    while j < rid.shape[0]:
+        ub = rrho[j] + drift
+        if bid >= 0 and ub * ub * (1.0 + 1e-12) + slack < best:
+            break
+        block = rid[j:j + size]
+        ids = np.sort(block[alive[block]])
+        if ids.shape[0]:
+            d2 = sqdists(Z[ids].T, c)
+            i = int(np.argmax(d2))  # the first maximum: ``ids`` ascending
+            if d2[i] > best or d2[i] == best and ids[i] < bid:
+                best, bid = d2[i], int(ids[i])
+        j += size
+        size *= 2
+    return bid, start
 
 
 def around(Z, q, k, far, screen):
     """(farthest record or -1, the k nearest records by (distance, index)) from ``q`` among the live records."""
-    ids, d2 = _live(screen, q)
-    near, _ = smallest(ids, d2, k)
-    return (first_max(ids, d2) if far else -1), near
+    v, e = _pass(screen, q)
+    near, _ = _nearest(screen, q, v, e, k)
+    return (_farthest(screen, q, v, e) if far else -1), near
 
 
 def emit(Z, screen, pos, members, g, labels, alive, S):
@@ -104,6 +198,7 @@ def emit(Z, screen, pos, members, g, labels, alive, S):
         labels[i] = g
         alive[i] = False
         S -= Z[i]
+    screen[8][np.searchsorted(screen[1], members)] = np.inf
 
 
 def close_group(Z, screen, pos, members, g, labels, alive, S, ing):
@@ -131,21 +226,40 @@ def assign_rest(Z, labels, alive, m):
 
 
 def prefix_size(k):
-    """Records fetched around a seed (the compiled engine's size; here every query is one pass anyway)."""
+    """Records fetched around a seed (``prefix``), as the compiled engine's."""
     return 8 * k + 8
 
 
 def prefix(Z, q, L, screen, alive, n_live):
     """The ``L`` live records nearest to ``q`` by (squared distance, index): (ids, squared distances, complete)."""
-    ids, d2 = smallest(*_live(screen, q), L)
+    ids, d2 = _nearest(screen, q, *_pass(screen, q), L)
     return ids, d2, ids.shape[0] >= n_live
+
+
+def beyond(rho, off, best) -> bool:
+    """True when every record at distance >= ``rho`` from q is farther than ``best`` from a point ``off`` from q
+    (the compiled engine's test)."""
+    return rho - off > best + SLACK * (rho + off + best) + 1e-300
 
 
 def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive, n_live):
     """The ``m`` live records nearest to ``p`` that are neither flagged in ``skip`` nor ``skipid``: (ids, squared
-    distances), sorted, fewer only if fewer exist (the prefix arguments are the compiled engine's shortcut)."""
-    ids, d2 = _live(screen, p)
-    keep = ~skip[ids]
+    distances), sorted, fewer only if fewer exist. Answered from the prefix (``pid``, ``pd2``: the live records
+    nearest to a point q, ``dpq`` from ``p``) when it holds every live record or when every record beyond it is
+    farther from ``p`` than the m-th found (``beyond``), else by one pass over the live records. The prefix is
+    tried while it answers at least half the queries since the copy was built (the answer is the same)."""
+    tries = screen[9]
+    if complete or tries[0] < PREFIX_TRIES or 2 * tries[1] >= tries[0]:  # (while it answers half the time)
+        keep = ~skip[pid]
+        if skipid >= 0:
+            keep &= pid != skipid
+        ids = np.sort(pid[keep])
+        near, nd2 = smallest(ids, sqdists(Z[ids].T, p), m)
+        tries[0] += 1
+        if complete or m == 0 or nd2.shape[0] == m and beyond(math.sqrt(pd2[-1]), dpq, math.sqrt(nd2[-1])):
+            tries[1] += 1
+            return near, nd2
+    keep = ~skip[screen[1]]
     if skipid >= 0:
-        keep &= ids != skipid
-    return smallest(ids[keep], d2[keep], m)
+        keep &= screen[1] != skipid
+    return _nearest(screen, p, *_pass(screen, p), m, keep)

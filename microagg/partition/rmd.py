@@ -52,6 +52,7 @@ def seeded_groups(Z: np.ndarray, k: int, farness: np.ndarray) -> np.ndarray:
         for t in range(Z.shape[1]):  # squared distance, accumulated attribute by attribute (docs/methods.md §0)
             u = Z[left, t] - Z[r, t]
             dist += u * u
+        dist[np.searchsorted(left, r)] = -1.0  # r itself, even where records at 0 (underflow) come before it
         group = nearest(dist, k)
         labels[left[group]] = g
         left = np.delete(left, group)

@@ -19,8 +19,7 @@ def reference_rmd(Z, k, farness):
     g = 0
     while len(left) >= 2 * k:
         r = left[int(np.argmax(farness[left]))]
-        group = reference_nearest(Z, left, Z[r], k)
-        assert r in group
+        group = np.append(reference_nearest(Z, left[left != r], Z[r], k - 1), r)  # r and its k-1 nearest others
         labels[group] = g
         left = np.setdiff1d(left, group)
         g += 1
@@ -58,3 +57,9 @@ def test_rmd_runs_on_collinear_data_where_the_covariance_is_singular():
     assert mcd(Z).basis.shape == (13, 12)
     labels = ma.partition.rmd(Z, 5)
     assert np.bincount(labels).min() == 5 and np.array_equal(labels, ma.partition.rmd(Z, 5))
+
+
+def test_the_seed_is_in_its_group_where_distances_underflow():
+    Z = np.array([[0.0], [0.0], [1e-300], [0.0]])  # (1e-300 - 0)^2 is 0: four records at distance 0 from the seed
+    labels = seeded_groups(Z, 2, Z[:, 0].copy())
+    assert labels[2] == 0 and (labels == 0).sum() == 2
