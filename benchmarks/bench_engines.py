@@ -12,9 +12,9 @@ of its own (as on a new machine), the median of ``--repeat`` processes. ``app``:
 results (Streamlit's ``AppTest``, the server's side: no browser), wall and CPU seconds, the same way. ``bundled``:
 each method of the MDAV family on the standardized CASC sets (k = 3), on the numpy kernels and compiled (warm:
 compiled before the timing), best of ``--repeat``, in CPU seconds (the machine's load changes wall time, hardly CPU
-time); the compiled kernels on one thread (``MICROAGG_THREADS=1``) unless ``--threads`` (then the CPU of all
-threads). ``crossover``: MDAV-generic on N(0, I), d = 10, k = 3, on both, one run each (the numpy kernels above 10⁴
-records take minutes); the labels are checked equal.
+time); the compiled kernels and BLAS on one thread (``MICROAGG_THREADS=1``) unless ``--threads`` (then the CPU
+of all threads). ``crossover``: MDAV-generic on N(0, I), d = 10, k = 3, on both, one run each (the numpy kernels
+take seconds above 10⁴ records); the labels are checked equal.
 """
 
 from __future__ import annotations
@@ -92,8 +92,11 @@ def main() -> None:
         print("cold start (CPU s, median):", cold(args.repeat))
     if args.part in ("app", "all"):
         print("the dashboard's first page (s, median):", cold(args.repeat, APP))
-    if not args.threads:
+    if not args.threads:  # one thread: the compiled kernels' and BLAS's (MD's numpy kernel multiplies matrices)
         os.environ["MICROAGG_THREADS"] = "1"
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1, user_api="blas")
     import numpy as np
 
     import microagg as ma

@@ -118,6 +118,8 @@ def _farthest_pair_numpy(Z, heap, pos, key, exact, partner, alive, size, screen)
     bound = ub * ub * (1.0 + engine.SLACK) + X.shape[0] * 2.0 ** -1074
     key[ids[stale]] = np.minimum(key[ids[stale]], bound[stale])
     j0 = int(np.argmax(rho))
+    Y = np.ascontiguousarray((X - X.mean(axis=1)[:, None]).T)  # (about their centroid: ``_farthest_among``)
+    Y = (Y, np.einsum("ij,ij->i", Y, Y))
     while True:
         stale = ~exact[ids] | ~alive[partner[ids]]
         keys = key[ids]
@@ -129,12 +131,9 @@ def _farthest_pair_numpy(Z, heap, pos, key, exact, partner, alive, size, screen)
             cand = cand[np.argpartition(-keys[cand], EXACT_BATCH - 1)[:EXACT_BATCH]]
         reach = _reach(sqdists(X[:, cand], X[:, j0]), rho[cand], X.shape[0])
         far = np.flatnonzero(rho >= reach.min())  # every record that can be farthest from one of ``cand``
-        D = np.square(X[0, far] - X[0, cand][:, None])
-        for t in range(1, X.shape[0]):
-            D += np.square(X[t, far] - X[t, cand][:, None])
-        best = np.argmax(D, axis=1)  # first maximum: the lowest index
+        best, d2 = _farthest_among(Z, ids, Y, cand, far)
         rows = ids[cand]
-        key[rows] = D[np.arange(cand.shape[0]), best]
+        key[rows] = d2
         partner[rows] = ids[far[best]]
         exact[rows] = True
     a = int(ids[top])
@@ -142,6 +141,30 @@ def _farthest_pair_numpy(Z, heap, pos, key, exact, partner, alive, size, screen)
     if b == a:  # every live record coincides with a: the two lowest indices
         b = int(ids[ids != a][0])
     return a, b
+
+
+def _farthest_among(Z, ids, Y, cand, far):
+    """For each record ``ids[cand]``, the position in ``far`` (ascending positions of ``ids``) of its farthest
+    record, the first among equals, and their squared distance summed attribute by attribute. Screened with ``Y``
+    (the records of ``ids`` about their centroid, row by row, and their squared norms): one matrix product gives
+    every distance within ``engine.screen_bound`` of its rounding (``numpy_engine._pass``), and only the pairs
+    within twice that of their row's largest are summed exactly (most rows: one pair)."""
+    (Yr, y2), d = Y, Z.shape[1]
+    A = y2[cand][:, None] + y2[far] - 2.0 * (Yr[cand] @ Yr[far].T)
+    e = engine.screen_bound(d, np.sqrt(y2[far].max()), np.sqrt(y2[cand]))
+    j = A.argmax(axis=1)
+    near = A >= (A[np.arange(cand.shape[0]), j] - 2.0 * e)[:, None]
+    i = np.arange(cand.shape[0])
+    if np.count_nonzero(near) > cand.shape[0]:  # (ties or near-ties: every pair in doubt)
+        i, j = np.nonzero(near)
+    D = np.cumsum(np.square(Z[ids[cand[i]]] - Z[ids[far[j]]]), axis=1)[:, -1]  # (cumsum: in attribute order)
+    if i.shape[0] == cand.shape[0]:
+        return j, D
+    top = np.full(cand.shape[0], -np.inf)
+    np.maximum.at(top, i, D)
+    hit = np.flatnonzero(D == top[i])
+    first = hit[np.unique(i[hit], return_index=True)[1]]  # (pairs in row order, then ascending j: the lowest index)
+    return j[first], D[first]
 
 
 def _radii(X):

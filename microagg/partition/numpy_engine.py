@@ -96,8 +96,15 @@ def _pass(screen, q):
     if Yt is None:
         return sqdists(Xt, q), 0.0
     qc = q - c0
-    d = Xt.shape[0]
-    return y2 - 2.0 * (qc @ Yt), 8.0 * (d + 8) * U64 * (ymax + math.sqrt(float(qc @ qc))) ** 2 + d * 2.0 ** -1000
+    return y2 - 2.0 * (qc @ Yt), screen_bound(Xt.shape[0], ymax, math.sqrt(float(qc @ qc)))
+
+
+def screen_bound(d, a, b):
+    """How far a squared distance taken as |y|^2 + |z|^2 - 2 y.z from two points y, z of norms at most ``a`` and
+    ``b`` about a common centre (both centred in float64) may lie from the same distance summed attribute by
+    attribute: the rounding of the centring, of both sums and of the product are each within (d + 2) 2^-53 (a + b)^2;
+    twice their sum, and the underflow of d terms."""
+    return 8.0 * (d + 8) * U64 * (a + b) ** 2 + d * 2.0 ** -1000
 
 
 def _nearest(screen, q, v, e, m, keep=None):
