@@ -92,14 +92,15 @@ def main() -> None:
         print("cold start (CPU s, median):", cold(args.repeat))
     if args.part in ("app", "all"):
         print("the dashboard's first page (s, median):", cold(args.repeat, APP))
-    if not args.threads:  # one thread: the compiled kernels' and BLAS's (MD's numpy kernel multiplies matrices)
+    if not args.threads:
         os.environ["MICROAGG_THREADS"] = "1"
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1, user_api="blas")
     import numpy as np
+    from threadpoolctl import threadpool_limits
 
     import microagg as ma
+
+    if not args.threads:  # BLAS on one thread too (MD's numpy kernel multiplies matrices); once numpy loaded it
+        threadpool_limits(1, user_api="blas")
 
     if args.part in ("bundled", "all"):
         print("| data | n | method | numpy (CPU s) | compiled, warm (CPU s) | ratio |")

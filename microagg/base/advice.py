@@ -15,7 +15,7 @@ import time
 
 SECONDS_PER_N2 = (1.45e-10, 4e-10)  # per n² at d = 10: fastest and slowest measured (benchmarks/README.md)
 HINT_SECONDS = 60.0  # the slowest estimate above which the hint is shown
-NUMPY_SECONDS_PER_N2 = 5.6e-9  # the numpy kernels' MDAV, per n² at d = 10 (benchmarks/README.md, bench_engines.py)
+NUMPY_SECONDS_PER_N2 = 1.2e-9  # the numpy kernels' MDAV, per n² at d = 10 (benchmarks/README.md, bench_engines.py)
 
 
 def exact_seconds(n: int, d: int) -> tuple[float, float]:
