@@ -37,6 +37,7 @@ import numpy as np
 from ..base.registry import Param, register
 from . import kernels
 from . import numpy_engine as engine
+from .geometry import in_range
 from .kernels import kernel
 
 
@@ -149,5 +150,5 @@ def cvmdav_kernel(Z, k, gamma, cap, last, strict4, zself, chunks, pmin):
 def cvmdav(Z, k: int, gamma: float = 1.1, cap: str = "2k", last: str = "2k-1", step4: str = ">",
            zself: bool = False) -> np.ndarray:
     """Group labels 0..m-1 of CV-MDAV on standardized ``Z``; every group has at least k records."""
-    return kernels.run(cvmdav_kernel, Z, k, gamma, 2 * k if cap == "2k" else 2 * k - 1,
+    return kernels.run(cvmdav_kernel, in_range(Z), k, gamma, 2 * k if cap == "2k" else 2 * k - 1,
                        2 * k if last == "2k" else 2 * k - 1, step4 == ">", zself, searches=True)

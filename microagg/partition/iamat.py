@@ -40,6 +40,7 @@ import numpy as np
 from ..base.registry import register
 from . import kernels
 from . import numpy_engine as engine
+from .geometry import in_range
 from .kernels import kernel
 
 
@@ -100,4 +101,4 @@ def iamat_kernel(Z, k, chunks, pmin):
 )
 def iamat(Z, k: int) -> np.ndarray:
     """Group labels 0..m-1 of literal IAMAT on standardized ``Z``: groups of k, the last one up to 2k-1."""
-    return kernels.run(iamat_kernel, Z, k, searches=True)
+    return kernels.run(iamat_kernel, in_range(Z), k, searches=True)

@@ -34,6 +34,7 @@ import numpy as np
 from ..base.registry import Param, register
 from . import kernels
 from . import numpy_engine as engine
+from .geometry import in_range
 from .kernels import kernel
 from .numpy_engine import sqdists
 
@@ -152,9 +153,9 @@ def _farthest_among(Z, ids, Y, cand, far):
     (Yr, y2), d = Y, Z.shape[1]
     A = y2[cand][:, None] + y2[far] - 2.0 * (Yr[cand] @ Yr[far].T)
     e = engine.screen_bound(d, np.sqrt(y2[far].max()), np.sqrt(y2[cand]))
-    j = A.argmax(axis=1)
-    near = A >= (A[np.arange(cand.shape[0]), j] - 2.0 * e)[:, None]
     i = np.arange(cand.shape[0])
+    j = A.argmax(axis=1)
+    near = A >= (A[i, j] - 2.0 * e)[:, None]
     if np.count_nonzero(near) > cand.shape[0]:  # (ties or near-ties: every pair in doubt)
         i, j = np.nonzero(near)
     D = np.cumsum(np.square(Z[ids[cand[i]]] - Z[ids[far[j]]]), axis=1)[:, -1]  # (cumsum: in attribute order)
@@ -260,4 +261,4 @@ def md_kernel(Z, k, generic, chunks, pmin):
 )
 def md(Z, k: int, tail: str = "generic") -> np.ndarray:
     """Group labels 0..m-1 of MD on standardized ``Z``; every group has at least k records."""
-    return kernels.run(md_kernel, Z, k, tail == "generic", searches=True, small=False)
+    return kernels.run(md_kernel, in_range(Z), k, tail == "generic", searches=True, small=False)

@@ -41,6 +41,7 @@ import pandas as pd
 from ..base.registry import Param, get_method, register
 from . import kernels
 from . import numpy_engine as engine
+from .geometry import in_range
 from .kernels import kernel
 
 GENERIC, CLASSIC, MDAV1, SINGLE = 0, 1, 2, 3
@@ -131,7 +132,13 @@ def _record(trace, seeds, roles, refs, g, seed, role, ref):
 
 
 def _run(Z, k: int, variant: str, trace: bool):
-    return kernels.run(mdav_kernel, Z, k, VARIANTS[variant], trace)
+    """``mdav_kernel`` on ``Z``, scaled by a power of two where its squared distances could overflow
+    (``geometry.in_range``: the same comparisons); the trace's reference points in the units of ``Z``."""
+    W = in_range(Z)
+    labels, seeds, roles, refs, leftovers = kernels.run(mdav_kernel, W, k, VARIANTS[variant], trace)
+    if W is not Z:
+        refs = refs * (np.abs(Z).max() / np.abs(W).max())  # (a power of two: exact)
+    return labels, seeds, roles, refs, leftovers
 
 
 @register(

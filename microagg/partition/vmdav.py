@@ -26,6 +26,7 @@ import numpy as np
 from ..base.registry import Param, register
 from . import kernels
 from . import numpy_engine as engine
+from .geometry import in_range
 from .kernels import kernel
 
 CENTROIDS = ("fixed", "remaining")
@@ -135,4 +136,4 @@ def vmdav_kernel(Z, k, gamma, fixed, chunks, pmin):
 )
 def vmdav(Z, k: int, gamma: float = 0.2, centroid: str = "fixed") -> np.ndarray:
     """Group labels 0..m-1 of V-MDAV on standardized ``Z``; groups of k..2k-1 (larger only by leftovers)."""
-    return kernels.run(vmdav_kernel, Z, k, gamma, centroid == "fixed", searches=True)
+    return kernels.run(vmdav_kernel, in_range(Z), k, gamma, centroid == "fixed", searches=True)

@@ -209,3 +209,23 @@ def test_outside_asked_for_more_than_remain_gives_those_that_remain(n):
     got = numpy_engine.outside(Z, Z[0], 0.0, 9, skip, 2, 0, np.array([0]), np.zeros(1), False, screen, alive, 10)
     ids, d2 = _reference(Z, Z[0], alive & ~skip)
     assert np.array_equal(got[0], _first_by_distance(ids[ids != 0], d2[ids != 0], 9)[0]) and len(got[0]) == 7
+
+
+@pytest.mark.parametrize("name, params", FAMILY)
+def test_huge_values_give_the_labels_of_the_same_data_scaled(compiled, name, params):
+    # (squared distances of values near 1e180 overflow float64: the family scales them by a power of two first)
+    Z = np.random.default_rng(10).standard_normal((6000, 3))  # (a screened copy on the numpy kernels)
+    func = get_method("partition", name).func
+    labels = func(Z, 3, **params)
+    mine, theirs = on_both(lambda: func(Z * 2.0 ** 600, 3, **params))
+    assert np.array_equal(mine, labels) and np.array_equal(theirs, labels)
+
+
+def test_the_steps_of_huge_values_are_told_in_their_units():
+    from microagg.partition.mdav import mdav_steps
+
+    Z = np.random.default_rng(11).standard_normal((40, 2))
+    small, huge = mdav_steps(Z, 3), mdav_steps(Z * 2.0 ** 600, 3)
+    assert np.array_equal(huge.labels, small.labels)
+    refs = [np.vstack(t.steps["reference"][:-1]) for t in (huge, small)]  # (the last: the rest, no reference)
+    assert np.array_equal(refs[0], refs[1] * 2.0 ** 600)
