@@ -159,10 +159,10 @@ def _at_most(d2, m, slack=0.0):
     if n >= 4 * SAMPLE and 8 * m < n:
         sample = d2[::n // SAMPLE]
         r = min(sample.shape[0] - 1, 2 * m * sample.shape[0] // n + 2)
-        cut = np.partition(sample, r)[r] + slack
-        near = np.flatnonzero(d2 <= cut)
-        if near.shape[0] >= m:
-            return near, cut
+        t = np.partition(sample, r)[r]
+        near = np.flatnonzero(d2 <= t + slack)
+        if np.count_nonzero(d2[near] <= t) >= m:  # (the m-th smallest is at most t: its cut is below t + slack)
+            return near, t + slack
     cut = np.partition(d2, m - 1)[m - 1] + slack
     return np.flatnonzero(d2 <= cut), cut
 

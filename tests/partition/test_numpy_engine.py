@@ -137,6 +137,19 @@ def test_smallest_takes_the_m_nearest_by_distance_then_index(m):
             assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1])
 
 
+@pytest.mark.parametrize("m", [1, 4, 5, 40])
+def test_at_most_keeps_every_value_within_the_slack_of_the_m_th_smallest(m):
+    d2 = np.full(8192, 10.0)
+    d2[[0, 32, 64]] = 0.0
+    d2[1:4] = 1.0, 0.5, 1.4  # (a sample of every 32nd value sees only the zeros and the tens)
+    rng = np.random.default_rng(m)
+    for values in (d2, rng.integers(0, 9, 8192).astype(float), rng.random(5000)):
+        for slack in (0.0, 1.0, 1e-3):
+            pos, cut = numpy_engine._at_most(values, m, slack)
+            kept = set(np.flatnonzero(values <= np.sort(values)[m - 1] + slack))
+            assert kept <= set(pos) and (values[pos] <= cut).all()
+
+
 def _index(Z, dead):
     """A copy of ``Z``'s records built about their centroid, then the records of ``dead`` emitted as one group."""
     labels, alive, S, zmax2, _ = numpy_engine.start(Z, 1)
@@ -192,11 +205,13 @@ def test_outside_answers_from_the_prefix_only_when_that_is_the_answer():
     pid, pd2, complete = numpy_engine.prefix(Z, q, 32, screen, alive, 3000)
     skip = np.zeros(3000, bool)
     skip[pid[:3]] = True
-    for p in (Z[pid[1]], Z[pid[31]], q + 3.0):  # near q (the prefix answers), at its edge and far (a pass does)
+    tries = screen[9]  # (queries that tried the prefix, and those it answered)
+    for p, answered in ((Z[pid[1]], 1), (Z[pid[31]], 1), (q + 3.0, 1)):  # near q (the prefix answers), then a pass
         dpq = np.sqrt(numpy_engine.sqdist(p.reshape(1, 2), 0, q))
         ids, d2 = _reference(Z, p, alive & ~skip)
         got = numpy_engine.outside(Z, p, dpq, 5, skip, 3, -1, pid, pd2, complete, screen, alive, 3000)
         assert np.array_equal(got[0], _first_by_distance(ids, d2, 5)[0])
+        assert tries[1] == answered
 
 
 @pytest.mark.parametrize("n", [40, 6000])
@@ -212,13 +227,15 @@ def test_outside_asked_for_more_than_remain_gives_those_that_remain(n):
 
 
 @pytest.mark.parametrize("name, params", FAMILY)
-def test_huge_values_give_the_labels_of_the_same_data_scaled(compiled, name, params):
-    # (squared distances of values near 1e180 overflow float64: the family scales them by a power of two first)
+def test_huge_and_tiny_values_give_the_labels_of_the_same_data_scaled(compiled, name, params):
+    # (squared distances of values near 1e180 overflow float64, of values near 1e-180 underflow: the family scales
+    # them by a power of two first)
     Z = np.random.default_rng(10).standard_normal((6000, 3))  # (a screened copy on the numpy kernels)
     func = get_method("partition", name).func
     labels = func(Z, 3, **params)
-    mine, theirs = on_both(lambda: func(Z * 2.0 ** 600, 3, **params))
-    assert np.array_equal(mine, labels) and np.array_equal(theirs, labels)
+    for scale in (2.0 ** 600, 2.0 ** -600):
+        mine, theirs = on_both(lambda s=scale: func(Z * s, 3, **params))
+        assert np.array_equal(mine, labels) and np.array_equal(theirs, labels), scale
 
 
 def test_the_steps_of_huge_values_are_told_in_their_units():
