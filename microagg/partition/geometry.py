@@ -10,16 +10,14 @@ from .kernels import kernel
 from .numpy_engine import row_sums
 
 LARGE = 2.0 ** 255  # above this magnitude a sum of squared differences could overflow
-SMALL = 2.0 ** -255  # below it, squared differences underflow (to subnormals or zero)
 
 
 def in_range(Z: np.ndarray) -> np.ndarray:
-    """``Z``, or ``Z`` times the power of two that brings its largest magnitude into [1/2, 1) when that magnitude
-    exceeds ``LARGE`` or lies below ``SMALL``: squared distances then neither overflow nor (for the largest
-    differences) underflow. The product is exact unless it takes a value below the smallest normal float64, so
-    every comparison is the one of the same data at a representable scale."""
+    """``Z``, or ``Z`` times a power of two when its largest magnitude exceeds ``LARGE``: squared distances then
+    cannot overflow. The product is exact unless it takes a value below the smallest normal float64, so every
+    comparison is the one of the same data at a representable scale."""
     top = float(np.abs(Z).max()) if Z.size else 0.0
-    return Z if top == 0.0 or SMALL <= top <= LARGE else Z * 2.0 ** -np.frexp(top)[1]
+    return Z if top <= LARGE else Z * 2.0 ** -np.frexp(top)[1]
 
 
 def principal_axis(Z: np.ndarray) -> np.ndarray:

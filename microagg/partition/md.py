@@ -204,7 +204,7 @@ def md_kernel(Z, k, generic, chunks, pmin):
     exact = np.zeros(n, np.bool_)
     partner = np.full(n, -1, np.int64)
     for j in range(n):
-        ub = (rrho[j] + rrho[0]) * (1.0 + engine.SLACK) + 1e-300
+        ub = (rrho[j] + rrho[0]) * (1.0 + engine.SLACK) + 2.0 ** -500  # (absolute: radii of underflowing squares)
         key[rid[j]] = ub * ub
     heap = np.arange(n)
     hpos = np.arange(n)

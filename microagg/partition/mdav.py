@@ -132,7 +132,7 @@ def _record(trace, seeds, roles, refs, g, seed, role, ref):
 
 
 def _run(Z, k: int, variant: str, trace: bool):
-    """``mdav_kernel`` on ``Z``, scaled by a power of two where its squared distances could overflow or underflow
+    """``mdav_kernel`` on ``Z``, scaled by a power of two where its squared distances could overflow
     (``geometry.in_range``); the trace's reference points in the units of ``Z``."""
     W = in_range(Z)
     labels, seeds, roles, refs, leftovers = kernels.run(mdav_kernel, W, k, VARIANTS[variant], trace)

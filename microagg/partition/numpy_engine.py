@@ -246,7 +246,7 @@ def prefix(Z, q, L, screen, alive, n_live):
 def beyond(rho, off, best) -> bool:
     """True when every record at distance >= ``rho`` from q is farther than ``best`` from a point ``off`` from q
     (the compiled engine's test)."""
-    return rho - off > best + SLACK * (rho + off + best) + 1e-300
+    return rho - off > best + SLACK * (rho + off + best) + 2.0 ** -500
 
 
 def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive, n_live):

@@ -227,15 +227,20 @@ def test_outside_asked_for_more_than_remain_gives_those_that_remain(n):
 
 
 @pytest.mark.parametrize("name, params", FAMILY)
-def test_huge_and_tiny_values_give_the_labels_of_the_same_data_scaled(compiled, name, params):
-    # (squared distances of values near 1e180 overflow float64, of values near 1e-180 underflow: the family scales
-    # them by a power of two first)
+def test_huge_values_give_the_labels_of_the_same_data_scaled(compiled, name, params):
+    # (squared distances of values near 1e180 overflow float64: the family scales them by a power of two first)
     Z = np.random.default_rng(10).standard_normal((6000, 3))  # (a screened copy on the numpy kernels)
     func = get_method("partition", name).func
     labels = func(Z, 3, **params)
-    for scale in (2.0 ** 600, 2.0 ** -600):
-        mine, theirs = on_both(lambda s=scale: func(Z * s, 3, **params))
-        assert np.array_equal(mine, labels) and np.array_equal(theirs, labels), scale
+    mine, theirs = on_both(lambda: func(Z * 2.0 ** 600, 3, **params))
+    assert np.array_equal(mine, labels) and np.array_equal(theirs, labels)
+
+
+@pytest.mark.parametrize("name, params", FAMILY)
+def test_data_whose_squares_are_subnormal_give_the_same_labels(compiled, name, params):
+    rng = np.random.default_rng(12)
+    for Z in (rng.standard_normal((1500, 2)) * 1e-160, rng.standard_normal((1500, 3)) * 3e-162):
+        same_labels(name, Z, 3, params)
 
 
 def test_the_steps_of_huge_values_are_told_in_their_units():

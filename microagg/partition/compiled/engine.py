@@ -877,7 +877,7 @@ def prefix(Z, q, L, screen, alive, n_live):
 @njit(cache=True)
 def beyond(rho, off, best):
     """True when every record at distance >= ``rho`` from q is farther than ``best`` from a point ``off`` from q."""
-    return rho - off > best + SLACK * (rho + off + best) + 1e-300
+    return rho - off > best + SLACK * (rho + off + best) + 2.0 ** -500
 
 
 @njit(cache=True)
