@@ -67,12 +67,11 @@ def start(Z, chunks):
 
 def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
     """A copy of the live records around anchor ``c0``: (``c0``, None, radial order, radii, copy). The copy is (live
-    flags, live records ascending, their values column-major, their number, for a copy of at least ``SCREEN_MIN``
-    values the screen of ``_pass`` (the records less ``c0``, column-major; their squared norms; the largest norm)
-    else None, None, 0, then ``c0``, the penalties: 0 for a live record, inf once ``emit`` took it, and the tries
-    and successes of ``outside``'s prefix). The radial
-    order (records by decreasing distance to ``c0``, ties by index) and radii are those of the compiled engine (MD
-    reads them)."""
+    flags, live records ascending, their values column-major, their number; for a copy of at least ``SCREEN_MIN``
+    values the screen of ``_pass``: the records less ``c0`` column-major, their squared norms and the largest norm,
+    else None, None, 0; then ``c0``; the penalties, 0 for a live record and inf once ``emit`` took it; the tries and
+    successes of ``outside``'s prefix). The radial order (records by decreasing distance to ``c0``, ties by index)
+    and radii are those of the compiled engine (MD reads them)."""
     ids = np.flatnonzero(alive)
     Xt = np.ascontiguousarray(Z[ids].T)
     rho = np.sqrt(sqdists(Xt, c0))
