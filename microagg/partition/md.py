@@ -114,13 +114,13 @@ def _farthest_pair_numpy(Z, heap, pos, key, exact, partner, alive, size, screen)
     live = alive[screen[1]]
     ids, X = screen[1][live], screen[2][:, live]
     stale = ~exact[ids] | ~alive[partner[ids]]
-    rho = _radii(X)
+    Y = np.ascontiguousarray((X - X.mean(axis=1)[:, None]).T)  # the records about their centroid, row by row
+    Y = (Y, np.einsum("ij,ij->i", Y, Y))  # (and their squared norms: ``_radii``, ``_farthest_among``)
+    rho = _radii(Y[1], X.shape[0])
     ub = (rho + rho.max()) * (1.0 + engine.SLACK)  # |x_i - x_j| <= |x_i - c| + |x_j - c|, c the live centroid
     bound = ub * ub * (1.0 + engine.SLACK) + X.shape[0] * 2.0 ** -1074
     key[ids[stale]] = np.minimum(key[ids[stale]], bound[stale])
     j0 = int(np.argmax(rho))
-    Y = np.ascontiguousarray((X - X.mean(axis=1)[:, None]).T)  # (about their centroid: ``_farthest_among``)
-    Y = (Y, np.einsum("ij,ij->i", Y, Y))
     while True:
         stale = ~exact[ids] | ~alive[partner[ids]]
         keys = key[ids]
@@ -168,11 +168,11 @@ def _farthest_among(Z, ids, Y, cand, far):
     return j[first], D[first]
 
 
-def _radii(X):
-    """Upper bounds on the distances of the columns of ``X`` (d, m) to their mean c, whatever the rounding and
-    underflow of ``sqdists`` (relative (d + 3) 2^-53, absolute d 2^-1074: covered by ``SLACK`` and the added term)."""
-    d = X.shape[0]
-    return np.sqrt(sqdists(X, X.mean(axis=1)) * (1.0 + 2.0 * engine.SLACK) + d * 2.0 ** -1074) * (1.0 + engine.SLACK)
+def _radii(y2, d):
+    """Upper bounds on the distances of records to their mean c from ``y2``, their squared distances to it as
+    computed (records less c, squared and summed in any order), whatever the rounding and underflow of those or of
+    ``sqdists`` (relative (d + 3) 2^-53 each, absolute d 2^-1074: covered by ``SLACK`` and the added term)."""
+    return np.sqrt(y2 * (1.0 + 2.0 * engine.SLACK) + d * 2.0 ** -1074) * (1.0 + engine.SLACK)
 
 
 def _reach(L, rho, d):

@@ -20,6 +20,7 @@ copy), where the compiled engine returns (anchor, positions, radial order, radii
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -65,13 +66,26 @@ def start(Z, chunks):
     return np.full(n, -1, np.int64), np.ones(n, np.bool_), row_sums(np.ascontiguousarray(Z)), zmax2, None
 
 
+class Copy(NamedTuple):
+    """The live records as this engine keeps them (the loops read ``[1]``, ``[2]`` and ``[3]``, as they read the
+    compiled engine's index)."""
+
+    alive: np.ndarray  # the run's live flags
+    ids: np.ndarray  # the records copied, ascending
+    Xt: np.ndarray  # their values, column-major (d, m)
+    m: int  # their number
+    Yt: np.ndarray | None  # for a copy of at least SCREEN_MIN values the screen of ``_pass``: the records less c0,
+    y2: np.ndarray | None  # their squared norms
+    ymax: float  # and the largest norm (else None, None, 0)
+    c0: np.ndarray  # the anchor
+    pen: np.ndarray  # 0 for a live record, inf once ``emit`` took it
+    tries: np.ndarray  # queries of ``outside`` that tried the prefix, and those it answered
+
+
 def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
-    """A copy of the live records around anchor ``c0``: (``c0``, None, radial order, radii, copy). The copy is (live
-    flags, live records ascending, their values column-major, their number; for a copy of at least ``SCREEN_MIN``
-    values the screen of ``_pass``: the records less ``c0`` column-major, their squared norms and the largest norm,
-    else None, None, 0; then ``c0``; the penalties, 0 for a live record and inf once ``emit`` took it; the tries and
-    successes of ``outside``'s prefix). The radial order (records by decreasing distance to ``c0``, ties by index)
-    and radii are those of the compiled engine (MD reads them)."""
+    """A copy of the live records around anchor ``c0``: (``c0``, None, radial order, radii, ``Copy``). The radial
+    order (records by decreasing distance to ``c0``, ties by index) and radii are those of the compiled engine (MD
+    reads them)."""
     ids = np.flatnonzero(alive)
     Xt = np.ascontiguousarray(Z[ids].T)
     rho = np.sqrt(sqdists(Xt, c0))
@@ -81,7 +95,7 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
         Yt = Xt - c0[:, None]
         y2 = np.einsum("ij,ij->j", Yt, Yt)
         ymax = math.sqrt(y2.max())
-    screen = (alive, ids, Xt, ids.shape[0], Yt, y2, ymax, c0, np.zeros(ids.shape[0]), np.zeros(2, np.int64))
+    screen = Copy(alive, ids, Xt, ids.shape[0], Yt, y2, ymax, c0, np.zeros(ids.shape[0]), np.zeros(2, np.int64))
     return c0, None, ids[order], rho[order], screen
 
 
@@ -91,11 +105,10 @@ def _pass(screen, q):
     |q - c0|^2 plus v is within e of the squared distance as ``sqdists`` sums it (the rounding of the centring, of
     both sums and of the product, each at most (d + 2) 2^-53 (|y| + |q - c0|)^2, and underflow), so the
     selections below widen their cuts by 2e and decide on the exact distances of what remains."""
-    Xt, Yt, y2, ymax, c0 = screen[2], screen[4], screen[5], screen[6], screen[7]
-    if Yt is None:
-        return sqdists(Xt, q), 0.0
-    qc = q - c0
-    return y2 - 2.0 * (qc @ Yt), screen_bound(Xt.shape[0], ymax, math.sqrt(float(qc @ qc)))
+    if screen.Yt is None:
+        return sqdists(screen.Xt, q), 0.0
+    qc = q - screen.c0
+    return screen.y2 - 2.0 * (qc @ screen.Yt), screen_bound(screen.Xt.shape[0], screen.ymax, math.sqrt(float(qc @ qc)))
 
 
 def screen_bound(d, a, b):
@@ -109,24 +122,24 @@ def screen_bound(d, a, b):
 def _nearest(screen, q, v, e, m, keep=None):
     """The ``m`` live records nearest to ``q`` by (squared distance, index) and their squared distances, from the
     values ``v`` within ``e`` of them (``_pass``); with ``keep``, among the copy's records it flags."""
-    pen = screen[8]
+    pen = screen.pen
     w = v + pen  # (dead: inf; live: v itself)
     if keep is not None:
         w[~keep] = np.inf
     pos, cut = _at_most(w, m, 2.0 * e) if 0 < m < w.shape[0] else (np.arange(w.shape[0]), np.inf)
     if cut == np.inf:  # (then the records left out are among them)
         pos = pos[pen[pos] == 0.0] if keep is None else pos[(pen[pos] == 0.0) & keep[pos]]
-    return smallest(screen[1][pos], sqdists(screen[2][:, pos], q) if e else v[pos], m)
+    return smallest(screen.ids[pos], sqdists(screen.Xt[:, pos], q) if e else v[pos], m)
 
 
 def _farthest(screen, q, v, e) -> int:
     """The live record farthest from ``q``, the first among equals, from ``v`` within ``e`` of the squared
     distances."""
-    w = v - screen[8]
+    w = v - screen.pen
     if not e:
-        return first_max(screen[1], w)
+        return first_max(screen.ids, w)
     pos = np.flatnonzero(w >= w.max() - 2.0 * e)
-    return first_max(screen[1][pos], sqdists(screen[2][:, pos], q))
+    return first_max(screen.ids[pos], sqdists(screen.Xt[:, pos], q))
 
 
 def first_max(ids, d2) -> int:
@@ -173,7 +186,8 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
     d = c.shape[0]
     drift = math.sqrt(sqdist(c.reshape(1, d), 0, c0))
     slack = 4.0 * (d + 3) * U64 * (zmax2 + float(np.dot(c, c))) + 8.0 * d * 2.0 ** -1000
-    start += int(np.argmax(alive[rid[start:]]))
+    while start < rid.shape[0] - 1 and not alive[rid[start]]:  # (each dead record skipped once per copy)
+        start += 1
     best, bid, j, size = -1.0, -1, start, 32
     while j < rid.shape[0]:
         ub = rrho[j] + drift
@@ -204,7 +218,7 @@ def emit(Z, screen, pos, members, g, labels, alive, S):
         labels[i] = g
         alive[i] = False
         S -= Z[i]
-    screen[8][np.searchsorted(screen[1], members)] = np.inf
+    screen.pen[np.searchsorted(screen.ids, members)] = np.inf
 
 
 def close_group(Z, screen, pos, members, g, labels, alive, S, ing):
@@ -254,7 +268,7 @@ def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive
     nearest to a point q, ``dpq`` from ``p``) when it holds every live record or when every record beyond it is
     farther from ``p`` than the m-th found (``beyond``), else by one pass over the live records. The prefix is
     tried while it answers at least half the queries since the copy was built (the answer is the same)."""
-    tries = screen[9]
+    tries = screen.tries
     if complete or tries[0] < PREFIX_TRIES or 2 * tries[1] >= tries[0]:  # (while it answers half the time)
         keep = ~skip[pid]
         if skipid >= 0:
@@ -265,7 +279,7 @@ def outside(Z, p, dpq, m, skip, nskip, skipid, pid, pd2, complete, screen, alive
         if complete or m == 0 or nd2.shape[0] == m and beyond(math.sqrt(pd2[-1]), dpq, math.sqrt(nd2[-1])):
             tries[1] += 1
             return near, nd2
-    keep = ~skip[screen[1]]
+    keep = ~skip[screen.ids]
     if skipid >= 0:
-        keep &= screen[1] != skipid
+        keep &= screen.ids != skipid
     return _nearest(screen, p, *_pass(screen, p), m, keep)

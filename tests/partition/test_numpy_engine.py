@@ -205,7 +205,7 @@ def test_outside_answers_from_the_prefix_only_when_that_is_the_answer():
     pid, pd2, complete = numpy_engine.prefix(Z, q, 32, screen, alive, 3000)
     skip = np.zeros(3000, bool)
     skip[pid[:3]] = True
-    tries = screen[9]  # (queries that tried the prefix, and those it answered)
+    tries = screen.tries  # (queries that tried the prefix, and those it answered)
     for p, answered in ((Z[pid[1]], 1), (Z[pid[31]], 1), (q + 3.0, 1)):  # near q (the prefix answers), then a pass
         dpq = np.sqrt(numpy_engine.sqdist(p.reshape(1, 2), 0, q))
         ids, d2 = _reference(Z, p, alive & ~skip)
