@@ -16,12 +16,14 @@ Speed comes from work that never changes those decisions:
   records: for MDAV and MD, whose passes seek farthest records, the records are cut into
   four radial shells around the anchor (these methods take records from the outside in)
   and each shell into the leaves of a k-d split (for the other methods one split of all);
-  every cell has exact integer bounds (its box and its largest norm). A pass reads first
+  every cell has exact integer bounds (its box and its largest norm). A pass sums a cell's columns in multiples
+  of ``VEC`` (whole cells are allocated; the sums past its live columns are never read) and reads first
   the cell nearest to the query (and, for "farthest", the one reaching farthest), then
   skips every cell whose bounds show that none of its records can still qualify; for
-  "farthest" that rules out the inner shells, whose records are too close to the anchor. A pass that seeks
-  nearest records only (from four attributes on) sums half of a cell's attributes first and skips the rest of the
-  cell when those exact partial sums plus its box on the other attributes already exceed the limit.
+  "farthest" that rules out the inner shells, whose records are too close to the anchor. A cell that can hold
+  nearest records only (every cell of a near-only pass, and a cell whose upper bound rules out the farthest record)
+  is summed over half of its attributes first (from four attributes on), and the rest of it is skipped when those
+  exact partial sums plus its box on the other attributes already exceed the limit.
   The pass only *screens*: every record whose grid distance lies within a proven
   rounding margin of the grid threshold is re-checked in float64, so the chosen records
   are exactly those of the float64 definition. Where the
@@ -51,6 +53,9 @@ import numpy as np
 from numba import njit, prange
 
 BLOCK = 256            # records per vectorized block of a pass
+VEC = 64               # a pass over the integer copy sums a cell's columns in multiples of this many (the columns past
+                       # its live ones are stale or zero, and never read): a remainder would leave the compiled
+                       # vector loop for scalar code, which took about a tenth of the time of a pass
 PARALLEL_MIN = 32768   # default: remaining records below which a pass runs on one thread
 GRID_MIN = 32768       # runs on fewer records screen on the float32 copy alone (that kernel compiles faster)
 SHELLS = 4             # radial shells of the integer copy for methods that seek farthest records (MDAV, MD): a quarter
@@ -59,6 +64,7 @@ CAND_CAP = 4096        # screening candidates kept per thread before falling bac
 PARTIAL_MIN_D = 4      # from this many attributes a pass over the integer copy checks a cell after half of them
 _U32 = 2.0 ** -24      # unit roundoff of float32
 _U64 = 2.0 ** -53
+RADIX = 1 << 16        # digits of a round of the radial order's sort (_decreasing)
 _QS_MAX = 2.0 ** 500   # grid steps finer than 1/this (data spread below about 2^-487) leave the integer pass out
 
 
@@ -113,13 +119,44 @@ def _pack(Z, ids, c0, big):
 
 @njit(cache=True)
 def _radial(Z, ids, c0):
-    """Records ``ids`` sorted by decreasing distance to ``c0`` (ties by index) and those distances."""
+    """Records ``ids`` (ascending) sorted by decreasing distance to ``c0`` (ties by index) and those distances."""
     m = ids.shape[0]
     rho = np.empty(m)
     for j in range(m):
         rho[j] = np.sqrt(sqdist(Z, ids[j], c0))
-    order = np.argsort(-rho, kind="mergesort")
-    return ids[order].copy(), rho[order].copy()
+    order = _decreasing(rho)
+    return ids[order], rho[order]
+
+
+@njit(cache=True)
+def _decreasing(rho):
+    """Positions of ``rho`` (>= 0, no NaN) by decreasing value, equal values in their order: a stable radix sort on
+    the complemented bits (a float >= 0 orders as its bits do), 16 bits a round, a round skipped when every key has
+    the same digit. Linear: a rebuild sorted several times faster than by merging (``argsort``)."""
+    m = rho.shape[0]
+    key = ~rho.view(np.uint64)
+    pos = np.arange(m)
+    key2 = np.empty(m, np.uint64)
+    pos2 = np.empty(m, np.int64)
+    cnt = np.empty(RADIX + 1, np.int64)
+    mask = np.uint64(RADIX - 1)
+    for r in range(4):
+        shift = np.uint64(16 * r)
+        cnt[:] = 0
+        for j in range(m):
+            cnt[np.int64((key[j] >> shift) & mask) + 1] += 1
+        if cnt.max() == m:
+            continue
+        for b in range(RADIX):
+            cnt[b + 1] += cnt[b]
+        for j in range(m):
+            b = np.int64((key[j] >> shift) & mask)
+            key2[cnt[b]] = key[j]
+            pos2[cnt[b]] = pos[j]
+            cnt[b] += 1
+        key, key2 = key2, key
+        pos, pos2 = pos2, pos
+    return pos
 
 
 # ----------------------------------------------------------------------------- passes
@@ -162,7 +199,7 @@ def _quantize(W, c0, big):
         qs = 2.0 ** min(1000.0, max(-1000.0, np.floor(np.log2(H / big))))
         while big * qs > H:
             qs /= 2.0
-    Q = np.empty((d, max(m, 1)), np.int16)
+    Q = np.zeros((d, max(1, (m + BLOCK - 1) // BLOCK) * BLOCK), np.int16)  # (whole cells: see VEC)
     for j in range(m):
         for t in range(d):
             Q[t, j] = np.int16(np.floor((W[j, t] - c0[t]) * qs + 0.5))
@@ -228,9 +265,9 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
     nc = 0
     cap = cand.shape[0]
     nblk = ((hi - lo + BLOCK - 1) // BLOCK + stride - 1) // stride
-    # a near-only pass over the integer copy checks every cell after half of the attributes (farthest records are
-    # seldom ruled out that way: in a pass that also seeks them, the check costs more than it saves)
-    split = d // 2 if cells is not None and not far and d >= PARTIAL_MIN_D else d
+    # over the integer copy a cell that can hold only nearest records (every cell of a near-only pass, and in a pass
+    # that also seeks the farthest a cell whose upper bound rules that out) is checked after half of the attributes
+    split = d // 2 if cells is not None and d >= PARTIAL_MIN_D else d
     fn = ff = -1
     if cells is not None and nblk > 0:  # (a thread's range is empty when whole cells run out before the threads)
         lbs, ubs = _cell_bounds(cells, q, lo // BLOCK, nblk, stride, far)
@@ -242,27 +279,34 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
         if b < 0 or (s == -1 and b == fn) or (s >= 0 and (b == fn or b == ff)):
             continue
         b0 = lo + b * stride * BLOCK
+        cut = d
         if cells is None:
-            nb = min(hi, b0 + BLOCK) - b0
+            nb = nr = min(hi, b0 + BLOCK) - b0
         else:
             nb = cells[0][b0 // BLOCK]
+            nr = (nb + VEC - 1) // VEC * VEC
             if lbs[b] > nlim and not (far and ubs[b] >= flim):  # no record of the cell can pass either test
                 continue
-        for j in range(nb):
-            loc[j] = 0
-        _accumulate(X, q, b0, nb, 0, split, loc, acc_type)
+            if not (far and ubs[b] >= flim):
+                cut = split
+        _accumulate(X, q, b0, nr, 0, cut, loc, acc_type)
         if cells is not None:  # (pruned for the float32 copy, which sums every attribute: split = d)
-            if split < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, split, nlim):
+            if cut < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, cut, nlim):
                 continue  # the first attributes and the cell's box on the others rule every record of it out
-        _accumulate(X, q, b0, nb, split, d, loc, acc_type)
+        _accumulate(X, q, b0, nr, cut, d, loc, acc_type)
         bmin = acc_type(_BLOCK_MIN_START)
         bmax = acc_type(-1)
-        for j in range(nb):
-            v = loc[j]
-            if v < bmin:  # comparisons, not min/max: NaN (removed) never counts
-                bmin = v
-            if v > bmax:
-                bmax = v
+        if cells is None:
+            for j in range(nb):
+                v = loc[j]
+                if v < bmin:  # comparisons, not min/max: NaN (removed) never counts
+                    bmin = v
+                if v > bmax:
+                    bmax = v
+        else:  # (integers: min and max, which vectorize)
+            for j in range(nb):
+                bmin = min(bmin, loc[j])
+                bmax = max(bmax, loc[j])
         if not (bmin <= nlim or (far and bmax >= flim)):
             continue
         for j in range(nb):
@@ -292,24 +336,31 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
 
 @njit(cache=True, inline="always")
 def _accumulate(X, q, b0, nb, t0, t1, loc, acc_type):
-    """Add the squared differences of attributes t0..t1-1 of columns b0..b0+nb-1 to ``loc``."""
+    """Add the squared differences of attributes t0..t1-1 of columns b0..b0+nb-1 to ``loc`` (from attribute 0: set
+    ``loc`` to their sum)."""
     for t in range(t0, t1):
         qt = q[t]
         row = X[t, b0:b0 + nb]  # slices let LLVM vectorize (no aliasing, unit stride)
-        for j in range(nb):
-            diff = acc_type(row[j]) - qt
-            loc[j] += diff * diff
+        if t == 0:
+            for j in range(nb):
+                diff = acc_type(row[j]) - qt
+                loc[j] = diff * diff
+        else:
+            for j in range(nb):
+                diff = acc_type(row[j]) - qt
+                loc[j] += diff * diff
 
 
 @njit(cache=True, inline="always")
 def _may_pass(loc, nb, box, c, q, split, nlim):
     """Whether a record of cell ``c`` may still be among the nearest (squared distance <= ``nlim``), from its partial
-    squared distances over the first ``split`` attributes (``loc``) and the least the other attributes can add inside
-    the cell's box: exact integers, so a cell ruled out holds no record that the whole distance would let pass. (Only
-    near-only passes split: see ``_pass_range``.)"""
-    pmin = np.int64(_BLOCK_MIN_START)
-    for j in range(nb):
-        pmin = min(pmin, np.int64(loc[j]))
+    squared distances over the first ``split`` attributes (``loc``, of its ``nb`` live columns) and the least the
+    other attributes can add inside the cell's box: exact integers, so a cell ruled out holds no record that the whole
+    distance would let pass. (Only cells that cannot hold the farthest record are checked so: see ``_pass_range``.)"""
+    pmin = loc[0]
+    for j in range(1, nb):  # (in the sums' own type: the loop vectorizes)
+        pmin = min(pmin, loc[j])
+    pmin = np.int64(pmin)
     rest = np.int64(0)
     for t in range(split, box.shape[1]):
         lt, ht, qt = np.int64(box[0, t, c]), np.int64(box[1, t, c]), np.int64(q[t])
@@ -324,25 +375,29 @@ def _cell_bounds(cells, q, b0, nblk, stride, far):
     b0, b0 + stride, ... (``nblk`` of them), in exact integers: the distance to the cell's box, and |z|^2 + |q|^2 -
     2 min z.q with |z|^2 at most the cell's largest and z.q at least both its minimum over the box (tighter than the
     box's farthest corner in several dimensions, where the records do not fill the corners) and -|z||q|
-    (Cauchy-Schwarz: tighter for a cell of an inner shell, whose largest norm is small). An emptied cell gets bounds
-    no test passes (its box is that of records gone), so it is neither read first nor at all."""
-    cnt, box, mx = cells
+    (Cauchy-Schwarz: tighter for a cell of an inner shell, whose largest norm is small), with |z| and |q| rounded up
+    to integers (``_cells`` keeps the cell's). An emptied cell gets bounds no test passes (its box is that of records
+    gone), so it is neither read first nor at all."""
+    cnt, box, mx, rt = cells
     d = box.shape[1]
-    lbs = np.zeros(nblk, np.int64)
-    ubs = np.zeros(nblk, np.int64)
+    lbs = np.empty(nblk, np.int64)  # (set by the first attribute's terms)
+    ubs = np.empty(nblk, np.int64)
     q2 = np.int64(0)
     for t in range(d):
         qt = np.int64(q[t])
         q2 += qt * qt
+    rq = _ceil_sqrt(q2)
+    for t in range(d):
+        qt = np.int64(q[t])
         if stride == 1:  # (a contiguous slice: the loop vectorizes)
-            _box_terms(box[0, t, b0:b0 + nblk], box[1, t, b0:b0 + nblk], qt, lbs, ubs, far)
+            _box_terms(box[0, t, b0:b0 + nblk], box[1, t, b0:b0 + nblk], qt, lbs, ubs, far, t == 0)
         else:
             end = b0 + (nblk - 1) * stride + 1
-            _box_terms(box[0, t, b0:end:stride], box[1, t, b0:end:stride], qt, lbs, ubs, far)
+            _box_terms(box[0, t, b0:end:stride], box[1, t, b0:end:stride], qt, lbs, ubs, far, t == 0)
     for b in range(nblk):
         c = b0 + b * stride
-        if far:  # z.q >= -|z||q| (Cauchy-Schwarz) as well as the box's minimum
-            ubs[b] = mx[c] + q2 + min(ubs[b], 2 * _ceil_sqrt(mx[c] * q2))
+        if far:  # z.q >= -|z||q| >= -rt rq (Cauchy-Schwarz, roots rounded up) as well as the box's minimum
+            ubs[b] = mx[c] + q2 + min(ubs[b], 2 * rt[c] * rq)
         if cnt[c] == 0:
             lbs[b] = np.iinfo(np.int64).max
             ubs[b] = -1
@@ -361,15 +416,16 @@ def _ceil_sqrt(p):
 
 
 @njit(cache=True, inline="always")
-def _box_terms(lo, hi, qt, lbs, ubs, far):
-    """One attribute's terms of ``_cell_bounds``: the squared gap from ``qt`` to [lo, hi] and -2 min z.q over it."""
+def _box_terms(lo, hi, qt, lbs, ubs, far, first):
+    """One attribute's terms of ``_cell_bounds``: the squared gap from ``qt`` to [lo, hi] and -2 min z.q over it,
+    added to ``lbs`` and ``ubs`` (set by the ``first`` attribute's)."""
     for b in range(lbs.shape[0]):
         lt = np.int64(lo[b])
         ht = np.int64(hi[b])
         g = max(0, max(lt - qt, qt - ht))
-        lbs[b] += g * g
+        lbs[b] = g * g if first else lbs[b] + g * g
         if far:
-            ubs[b] -= 2 * min(lt * qt, ht * qt)
+            ubs[b] = -2 * min(lt * qt, ht * qt) if first else ubs[b] - 2 * min(lt * qt, ht * qt)
 
 
 @njit(cache=True, parallel=True)
@@ -431,8 +487,11 @@ def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_
     bi = np.full(k, np.iinfo(np.int64).max)
     if counts.max() > cand.shape[1]:
         return False, np.int64(-1), bi
-    kth = kb.ravel()
-    nthr = _near_limit(kth[np.argsort(kth, kind="mergesort")[k - 1]], mg, grid)  # (one sort kernel to compile)
+    if kb.shape[0] == 1:  # (one range: its k smallest come sorted)
+        nthr = _near_limit(kb[0, k - 1], mg, grid)
+    else:
+        kth = kb.ravel()
+        nthr = _near_limit(kth[np.argsort(kth, kind="mergesort")[k - 1]], mg, grid)  # (one sort kernel to compile)
     fthr = _far_limit(tops.max(), mg, grid)
     fb = np.array([-1.0, -1.0])
     bd = np.full(k, np.inf)
@@ -623,14 +682,16 @@ def _select(key, perm, W, a, b, h):
 
 @njit(cache=True)
 def _cells(Q, m):
-    """(live count, box, largest squared norm) of every cell of BLOCK columns of the integer copy ``Q`` (m columns);
-    the box (2, d, cells) holds the lowest and highest grid value of each attribute. Removals lower the count only:
-    the box and norm stay bounds of the records left (the copy is rebuilt once a quarter of it is dead)."""
+    """(live count, box, largest squared norm, its root rounded up) of every cell of BLOCK columns of the integer
+    copy ``Q`` (m columns); the box (2, d, cells) holds the lowest and highest grid value of each attribute. Removals
+    lower the count only: the box and norm stay bounds of the records left (the copy is rebuilt once a quarter of it
+    is dead)."""
     d = Q.shape[0]
     nc = (m + BLOCK - 1) // BLOCK
     cnt = np.empty(nc, np.int64)
     box = np.empty((2, d, nc), np.int16)
     mx = np.zeros(nc, np.int64)
+    rt = np.empty(nc, np.int64)
     for c in range(nc):
         a, b = c * BLOCK, min(m, (c + 1) * BLOCK)
         cnt[c] = b - a
@@ -645,7 +706,8 @@ def _cells(Q, m):
             for t in range(d):
                 r2 += np.int64(Q[t, j]) * np.int64(Q[t, j])
             mx[c] = max(mx[c], r2)
-    return cnt, box, mx
+        rt[c] = _ceil_sqrt(mx[c])
+    return cnt, box, mx, rt
 
 
 @njit(cache=True)
@@ -655,7 +717,7 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
     The screening state: the float32 copy, its records (ascending), the integer copy, the float32 copy's size, the
     anchor, the float32 scale and largest squared norm, zmax2, chunks, the candidate buffer, ``pmin``, the grid step
     and bound H, the integer copy's records (in cell order), their columns, the cells (live count, box, largest
-    squared norm of each), the candidate values, the skip counter.
+    squared norm and its root of each), the candidate values, the skip counter.
     A run on fewer than ``GRID_MIN`` records (``pmin`` None, see ``threads.run``) has no integer copy. The integer
     copy is cut into ``shells`` radial shells (``_cell_order``): SHELLS for methods whose passes seek farthest records
     (the inner shells are then skipped), 1 for those that only seek nearest ones (cells across shells have looser
@@ -676,7 +738,8 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
     else:  # numba prunes the other branch for these runs, so ``_quantize`` is not compiled for them
         qs, H, Q = 1.0, np.int64(0), np.empty((Z.shape[1], 1), np.int16)
         qids, qpos = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64)
-        cells = np.zeros(0, np.int64), np.empty((2, Z.shape[1], 0), np.int16), np.zeros(0, np.int64)
+        cells = (np.zeros(0, np.int64), np.empty((2, Z.shape[1], 0), np.int16), np.zeros(0, np.int64),
+                 np.zeros(0, np.int64))
     val = np.empty(cand.shape)
     return c0, pos, rid, rrho, (X, ids, Q, ids.shape[0], c0, scale, r2max, zmax2, chunks, cand, pmin,
                                 qs, H, qids, qpos, cells, val, np.zeros(1, np.int64))

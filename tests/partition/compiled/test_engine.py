@@ -84,7 +84,7 @@ def _live_columns(screen):
 def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells):
     Z = _data(kind, np.random.default_rng(6))
     labels, alive, S, pos, screen = _state(Z, shells=shells)
-    Q, (cnt, box, mx) = screen[2].astype(np.int64), screen[15]
+    Q, (cnt, box, mx, rt) = screen[2].astype(np.int64), screen[15]
     assert len(cnt) == -(-len(Z) // engine.BLOCK) and cnt.sum() == len(Z)
     assert np.all(cnt[:-1] == engine.BLOCK)
     for c in range(len(cnt)):
@@ -92,6 +92,8 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells
         np.testing.assert_array_equal(box[0, :, c], cell.min(axis=1))
         np.testing.assert_array_equal(box[1, :, c], cell.max(axis=1))
         assert mx[c] == (cell ** 2).sum(axis=0).max()
+        assert rt[c] ** 2 >= mx[c] > (rt[c] - 1) ** 2  # its root, rounded up (the far bound's |z|)
+    assert Q.shape[1] % engine.BLOCK == 0 and not Q[:, len(Z):].any()  # whole cells: passes read them in VEC columns
     rho = np.sqrt(((Z[screen[13]] - screen[4]) ** 2).sum(axis=1))  # distance to the anchor, in cell order
     cut = _shells(len(Z), shells)
     for a0, a1 in cut:  # leaves of a k-d split within each shell: any two cells are apart (or touch) somewhere
@@ -122,11 +124,12 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells
 def test_a_cell_ruled_out_after_half_the_attributes_holds_no_record_that_could_pass():
     """``_may_pass``: the exact partial sums over the first attributes plus the least the others can add inside the
     cell's box never rule out a cell holding a record within the limit, and do rule out cells (the point of reading
-    only half of a cell's attributes first)."""
+    only half of a cell's attributes first); sums past the cell's live columns (a pass sums whole ``VEC``s) count
+    for nothing, however small."""
     rng = np.random.default_rng(11)
     Z = rng.standard_normal((6000, 8))
     screen = _state(Z)[-1]
-    Q, (cnt, box, _) = screen[2].astype(np.int64), screen[15]
+    Q, (cnt, box, *_) = screen[2].astype(np.int64), screen[15]
     split, ruled_out = 4, 0
     for _ in range(12):
         q = Q[:, rng.integers(Q.shape[1])] + rng.integers(-30, 31, Q.shape[0])
@@ -135,9 +138,11 @@ def test_a_cell_ruled_out_after_half_the_attributes_holds_no_record_that_could_p
         nlim = float(np.quantile(d2, 0.01))
         for c in range(len(cnt)):
             cols = slice(c * engine.BLOCK, c * engine.BLOCK + cnt[c])
-            loc = np.zeros(engine.BLOCK, np.int32)
+            loc = np.full(engine.BLOCK, -1, np.int32)  # (below every true sum: it must not count)
             loc[:cnt[c]] = part[cols]
             may = engine._may_pass(loc, cnt[c], box, c, q.astype(np.int32), split, nlim)
+            gap = np.maximum(0, np.maximum(box[0, split:, c] - q[split:], q[split:] - box[1, split:, c]))
+            assert may == (part[cols].min() + (gap.astype(np.int64) ** 2).sum() <= nlim), c
             assert may or not np.any(d2[cols] <= nlim), c
             ruled_out += not may
     assert ruled_out > 0
@@ -156,7 +161,7 @@ def test_inner_shells_are_not_read_for_the_farthest_record():
     shells (their records are too close to the anchor to be that far); in 10 dimensions the box alone would not."""
     Z = np.random.default_rng(9).standard_normal((4000, 10))
     screen = _state(Z)[-1]
-    Q, (cnt, box, mx) = screen[2].astype(np.int64), screen[15]
+    Q, (cnt, box, mx, _) = screen[2].astype(np.int64), screen[15]
     q = Q[:, 0]  # the record farthest from the anchor comes first
     top = ((Q - q[:, None]) ** 2).sum(axis=0).max()
     _, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
@@ -171,7 +176,7 @@ def test_a_cell_whose_bounds_rule_it_out_is_not_read():
     answers as if its records were gone; with the box restored it answers right again."""
     Z = np.random.default_rng(8).standard_normal((3000, 4))
     screen = _state(Z)[-1]
-    cnt, box, _ = screen[15]
+    cnt, box, *_ = screen[15]
     q = Z[123].copy()
     truth = nearest(Z, np.arange(len(Z)), q, 3)
     np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], truth)
@@ -186,6 +191,18 @@ def test_a_cell_whose_bounds_rule_it_out_is_not_read():
     np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], nearest(Z, others, q, 3))
     box[:, :, cell] = kept
     np.testing.assert_array_equal(engine.around(Z, q, 3, False, screen)[1], truth)
+
+
+def test_the_radial_order_is_by_decreasing_distance_ties_in_index_order():
+    """``_decreasing`` (a radix sort) gives the positions ``argsort(-rho, kind="mergesort")`` gives: by decreasing
+    value, equal values in their order, over the whole range of non-negative floats."""
+    rng = np.random.default_rng(12)
+    cases = [np.sqrt((rng.standard_normal((5000, 10)) ** 2).sum(axis=1)),
+             np.floor(rng.random(3000) * 20) / 7,  # many ties
+             np.array([0.0, 5e-324, 1e300, 2.0, 2.0, 0.0, np.inf, 1e-310]),
+             np.zeros(300), np.array([3.0]), np.empty(0)]
+    for rho in cases:
+        np.testing.assert_array_equal(engine._decreasing(rho), np.argsort(-rho, kind="mergesort"))
 
 
 def test_grid_sums_cannot_overflow():
