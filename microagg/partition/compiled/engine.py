@@ -792,7 +792,7 @@ def emit(Z, screen, pos, members, g, labels, alive, S):
     their cell takes their place, so its passes never meet a removed record).
     """
     X, Q, qids, qpos, qcnt = screen[0], screen[2], screen[13], screen[14], screen[15][0]
-    # float64 keys (exact for record indices): the sort kernel the radial order compiles anyway, none for int64
+    # float64 keys (exact for record indices): the sort kernel the passes and prefixes compile anyway, none for int64
     order = np.argsort(members.astype(np.float64), kind="mergesort")
     for i in members[order]:
         labels[i] = g
