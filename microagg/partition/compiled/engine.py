@@ -53,9 +53,9 @@ import numpy as np
 from numba import njit, prange
 
 BLOCK = 256            # records per vectorized block of a pass
-VEC = 64               # a pass over the integer copy sums a cell's columns in multiples of this many (the columns past
-                       # its live ones are stale or zero, and never read): a remainder would leave the compiled
-                       # vector loop for scalar code, which took about a tenth of the time of a pass
+VEC = 64               # a pass over the integer copy sums a cell's columns in multiples of this many (the sums of the
+                       # columns past its live ones, stale or zero, are never read): a remainder would leave the
+                       # compiled vector loop for scalar code, which took about a tenth of the time of a pass
 PARALLEL_MIN = 32768   # default: remaining records below which a pass runs on one thread
 GRID_MIN = 32768       # runs on fewer records screen on the float32 copy alone (that kernel compiles faster)
 SHELLS = 4             # radial shells of the integer copy for methods that seek farthest records (MDAV, MD): a quarter
@@ -130,9 +130,9 @@ def _radial(Z, ids, c0):
 
 @njit(cache=True)
 def _decreasing(rho):
-    """Positions of ``rho`` (>= 0, no NaN) by decreasing value, equal values in their order: a stable radix sort on
-    the complemented bits (a float >= 0 orders as its bits do), 16 bits a round, a round skipped when every key has
-    the same digit. Linear: a rebuild sorted several times faster than by merging (``argsort``)."""
+    """Positions of ``rho`` (+0.0 or positive, no NaN: radii) by decreasing value, equal values in their order: a
+    stable radix sort on the complemented bits (such a float orders as its bits do), 16 bits a round, a round skipped
+    when every key has the same digit. Linear: a rebuild sorted several times faster than by merging (``argsort``)."""
     m = rho.shape[0]
     key = ~rho.view(np.uint64)
     pos = np.arange(m)
@@ -190,7 +190,8 @@ _BLOCK_MIN_START = 2 ** 31 - 1
 
 @njit(cache=True)
 def _quantize(W, c0, big):
-    """Grid step qs (a power of two), bound H and the integer copy (d, m) of the records ``W`` (m, d) around ``c0``."""
+    """Grid step qs (a power of two), bound H and the integer copy of the records ``W`` (m, d) around ``c0``: (d, m)
+    and zeros up to whole cells of BLOCK columns."""
     d = W.shape[1]
     m = W.shape[0]
     H = np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0)
@@ -683,9 +684,9 @@ def _select(key, perm, W, a, b, h):
 @njit(cache=True)
 def _cells(Q, m):
     """(live count, box, largest squared norm, its root rounded up) of every cell of BLOCK columns of the integer
-    copy ``Q`` (m columns); the box (2, d, cells) holds the lowest and highest grid value of each attribute. Removals
-    lower the count only: the box and norm stay bounds of the records left (the copy is rebuilt once a quarter of it
-    is dead)."""
+    copy ``Q`` (its first m columns); the box (2, d, cells) holds the lowest and highest grid value of each
+    attribute. Removals lower the count only: the box and norm stay bounds of the records left (the copy is rebuilt
+    once a quarter of it is dead)."""
     d = Q.shape[0]
     nc = (m + BLOCK - 1) // BLOCK
     cnt = np.empty(nc, np.int64)
