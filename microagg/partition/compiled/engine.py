@@ -11,7 +11,8 @@ Speed comes from work that never changes those decisions:
   and the centroid drifts slowly, the scan stops after a handful of records;
 * **the other queries** (farthest from r, k nearest to r, k nearest to s) stream a
   centred, column-major *integer* copy of the remaining records (int16 on a grid whose
-  squared distances are exact int32 sums) through a vectorized pass on all cores (one
+  squared distances are exact int32 sums, its attributes stored in interleaved pairs and
+  summed two at a time: ``pairs.py``) through a vectorized pass on all cores (one
   pass answers both queries about r). The integer copy is laid out in *cells* of 256
   records: for MDAV and MD, whose passes seek farthest records, the records are cut into
   four radial shells around the anchor (these methods take records from the outside in)
@@ -22,8 +23,8 @@ Speed comes from work that never changes those decisions:
   skips every cell whose bounds show that none of its records can still qualify; for
   "farthest" that rules out the inner shells, whose records are too close to the anchor. A cell that can hold
   nearest records only (every cell of a near-only pass, and a cell whose upper bound rules out the farthest record)
-  is summed over half of its attributes first (from four attributes on), and the rest of it is skipped when those
-  exact partial sums plus its box on the other attributes already exceed the limit.
+  is summed over the first half of its attribute pairs first (from four attributes on; 6 of 10 attributes), and the
+  rest of it is skipped when those exact partial sums plus its box on the other attributes already exceed the limit.
   The pass only *screens*: every record whose grid distance lies within a proven
   rounding margin of the grid threshold is re-checked in float64, so the chosen records
   are exactly those of the float64 definition. Where the
@@ -52,6 +53,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .pairs import LANES, pair_add, pair_set
+
 BLOCK = 256            # records per vectorized block of a pass
 VEC = 64               # a pass over the integer copy sums a cell's columns in multiples of this many (the sums of the
                        # columns past its live ones, stale or zero, are never read): a remainder would leave the
@@ -61,7 +64,7 @@ GRID_MIN = 32768       # runs on fewer records screen on the float32 copy alone 
 SHELLS = 4             # radial shells of the integer copy for methods that seek farthest records (MDAV, MD): a quarter
                        # each, as many records as leave between rebuilds; the near-only methods take 1 (see build_index)
 CAND_CAP = 4096        # screening candidates kept per thread before falling back to the next screen
-PARTIAL_MIN_D = 4      # from this many attributes a pass over the integer copy checks a cell after half of them
+PARTIAL_MIN_D = 4      # from this many attributes a pass over the integer copy checks a cell after half of its pairs
 _U32 = 2.0 ** -24      # unit roundoff of float32
 _U64 = 2.0 ** -53
 RADIX = 1 << 16        # digits of a round of the radial order's sort (_decreasing)
@@ -166,10 +169,13 @@ def _decreasing(rho):
 # * the float32 copy X holds (z - c0) * scale (removed records blanked with NaN, which never qualifies); its
 #   distances differ from the float64 ones by at most the margin of ``_margin``;
 # * the integer copy Q (runs large enough to split a pass) holds round((z - c0) * qs), qs a power of two chosen so
-#   that every value lies in [-H, H] with d (2H)^2 < 2^31: squared distances between grid points are exact int32
-#   sums on 2 bytes per value (twice the records per second of the float32 pass on the benchmark machine; at 10^6
-#   x 10 the copy fits the processor's cache). Its columns are cells of BLOCK records (``_cell_order``, ``_cells``);
-#   removed records leave their cell (its last live column takes their place).
+#   that every value lies in [-H, H] with d (2H)^2 < 2^31 and 2H < 2^15: squared distances between grid points are
+#   exact int32 sums on 2 bytes per value, and the differences of a pair of attributes fit in 16 bits (twice the
+#   records per second of the float32 pass on the benchmark machine before the pairs, and a fifth less CPU for
+#   exact MDAV with them; at 10^6 x 10 the copy fits the processor's cache). Row p holds attributes 2p and 2p + 1
+#   interleaved (an odd d's last pair ends in zeros, as does the query's), summed together (``pairs.py``). Its
+#   columns are cells of BLOCK records (``_cell_order``, ``_cells``); removed records leave their cell (its last
+#   live column takes their place).
 #   Rounding moves each coordinate by at most 1/2, so the grid distance D of a record and the exact distance delta
 #   (in grid units) satisfy |sqrt(D) - delta| <= e = sqrt(d) (both points rounded). Hence a record among the k
 #   nearest has sqrt(D) <= sqrt(D_k) + 2e (D_k the k-th smallest grid distance) and the farthest has
@@ -190,20 +196,21 @@ _BLOCK_MIN_START = 2 ** 31 - 1
 
 @njit(cache=True)
 def _quantize(W, c0, big):
-    """Grid step qs (a power of two), bound H and the integer copy of the records ``W`` (m, d) around ``c0``: (d, m)
-    and zeros up to whole cells of BLOCK columns."""
+    """Grid step qs (a power of two), bound H and the integer copy of the records ``W`` (m, d) around ``c0``: row p
+    holds attributes 2p and 2p + 1 of each record side by side (zeros for a missing last one), ((d + 1) // 2, 2 m)
+    and zeros up to whole cells of BLOCK records."""
     d = W.shape[1]
     m = W.shape[0]
-    H = np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0)
+    H = min(np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0), 2.0 ** 14 - 1.0)  # (differences fit in 16 bits)
     qs = 1.0
     if big > 0.0:
         qs = 2.0 ** min(1000.0, max(-1000.0, np.floor(np.log2(H / big))))
         while big * qs > H:
             qs /= 2.0
-    Q = np.zeros((d, max(1, (m + BLOCK - 1) // BLOCK) * BLOCK), np.int16)  # (whole cells: see VEC)
+    Q = np.zeros(((d + 1) // 2, 2 * max(1, (m + BLOCK - 1) // BLOCK) * BLOCK), np.int16)  # (whole cells: see VEC)
     for j in range(m):
         for t in range(d):
-            Q[t, j] = np.int16(np.floor((W[j, t] - c0[t]) * qs + 0.5))
+            Q[t // 2, 2 * j + t % 2] = np.int16(np.floor((W[j, t] - c0[t]) * qs + 0.5))
     return qs, np.int64(H), Q
 
 
@@ -211,7 +218,7 @@ def _quantize(W, c0, big):
 def _grid_query(q, c0, qs, H):
     """``q`` on the grid of the integer copy, and whether it lies inside it (else the sums could overflow)."""
     d = q.shape[0]
-    out = np.empty(d, np.int32)
+    out = np.zeros(2 * ((d + 1) // 2), np.int32)  # (an odd d's last pair ends in a 0, as in the copy)
     inside = True
     for t in range(d):
         v = np.floor((q[t] - c0[t]) * qs + 0.5)
@@ -267,8 +274,12 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
     cap = cand.shape[0]
     nblk = ((hi - lo + BLOCK - 1) // BLOCK + stride - 1) // stride
     # over the integer copy a cell that can hold only nearest records (every cell of a near-only pass, and in a pass
-    # that also seeks the farthest a cell whose upper bound rules that out) is checked after half of the attributes
-    split = d // 2 if cells is not None and d >= PARTIAL_MIN_D else d
+    # that also seeks the farthest a cell whose upper bound rules that out) is checked after half of the attribute
+    # pairs, rounded up (rows of X: pairs for the integer copy, attributes for the float32 one)
+    split = d
+    if cells is not None:
+        if cells[1].shape[1] >= PARTIAL_MIN_D:
+            split = (d + 1) // 2
     fn = ff = -1
     if cells is not None and nblk > 0:  # (a thread's range is empty when whole cells run out before the threads)
         lbs, ubs = _cell_bounds(cells, q, lo // BLOCK, nblk, stride, far)
@@ -290,11 +301,13 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
                 continue
             if not (far and ubs[b] >= flim):
                 cut = split
-        _accumulate(X, q, b0, nr, 0, cut, loc, acc_type)
-        if cells is not None:  # (pruned for the float32 copy, which sums every attribute: split = d)
-            if cut < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, cut, nlim):
+        if cells is None:
+            _accumulate(X, q, b0, nr, 0, d, loc, acc_type)
+        else:
+            _accumulate_pairs(X, q, b0, nr, 0, cut, loc)
+            if cut < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, 2 * cut, nlim):
                 continue  # the first attributes and the cell's box on the others rule every record of it out
-        _accumulate(X, q, b0, nr, cut, d, loc, acc_type)
+            _accumulate_pairs(X, q, b0, nr, cut, d, loc)
         bmin = acc_type(_BLOCK_MIN_START)
         bmax = acc_type(-1)
         if cells is None:
@@ -350,6 +363,21 @@ def _accumulate(X, q, b0, nb, t0, t1, loc, acc_type):
             for j in range(nb):
                 diff = acc_type(row[j]) - qt
                 loc[j] += diff * diff
+
+
+@njit(cache=True, inline="always")
+def _accumulate_pairs(Q, q, b0, nb, p0, p1, loc):
+    """Add the squared differences of the attribute pairs p0..p1-1 of columns b0..b0+nb-1 (nb a multiple of LANES)
+    of the integer copy to ``loc`` (from pair 0: set ``loc`` to their sum)."""
+    for p in range(p0, p1):
+        qa, qb = np.int64(q[2 * p]), np.int64(q[2 * p + 1])
+        row = Q[p, 2 * b0:2 * (b0 + nb)]
+        if p == 0:
+            for j in range(0, nb, LANES):
+                pair_set(row, loc, j, qa, qb)
+        else:
+            for j in range(0, nb, LANES):
+                pair_add(row, loc, j, qa, qb)
 
 
 @njit(cache=True, inline="always")
@@ -682,12 +710,11 @@ def _select(key, perm, W, a, b, h):
 
 
 @njit(cache=True)
-def _cells(Q, m):
-    """(live count, box, largest squared norm, its root rounded up) of every cell of BLOCK columns of the integer
-    copy ``Q`` (its first m columns); the box (2, d, cells) holds the lowest and highest grid value of each
-    attribute. Removals lower the count only: the box and norm stay bounds of the records left (the copy is rebuilt
+def _cells(Q, m, d):
+    """(live count, box, largest squared norm, its root rounded up) of every cell of BLOCK records of the integer
+    copy ``Q`` of d attributes (its first m records); the box (2, d, cells) holds the lowest and highest grid value of
+    each attribute. Removals lower the count only: the box and norm stay bounds of the records left (the copy is rebuilt
     once a quarter of it is dead)."""
-    d = Q.shape[0]
     nc = (m + BLOCK - 1) // BLOCK
     cnt = np.empty(nc, np.int64)
     box = np.empty((2, d, nc), np.int16)
@@ -697,15 +724,17 @@ def _cells(Q, m):
         a, b = c * BLOCK, min(m, (c + 1) * BLOCK)
         cnt[c] = b - a
         for t in range(d):
-            lo, hi = Q[t, a], Q[t, a]
+            row = Q[t // 2, t % 2::2]
+            lo, hi = row[a], row[a]
             for j in range(a + 1, b):
-                lo = min(lo, Q[t, j])
-                hi = max(hi, Q[t, j])
+                lo = min(lo, row[j])
+                hi = max(hi, row[j])
             box[0, t, c], box[1, t, c] = lo, hi
         for j in range(a, b):
             r2 = np.int64(0)
             for t in range(d):
-                r2 += np.int64(Q[t, j]) * np.int64(Q[t, j])
+                v = np.int64(Q[t // 2, 2 * j + t % 2])
+                r2 += v * v
             mx[c] = max(mx[c], r2)
         rt[c] = _ceil_sqrt(mx[c])
     return cnt, box, mx, rt
@@ -735,9 +764,9 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
         qpos = np.full(Z.shape[0], -1, np.int64)
         for j in range(qids.shape[0]):  # (a loop: fancy assignment compiles numba's shape-error formatting)
             qpos[qids[j]] = j
-        cells = _cells(Q, qids.shape[0])
+        cells = _cells(Q, qids.shape[0], Z.shape[1])
     else:  # numba prunes the other branch for these runs, so ``_quantize`` is not compiled for them
-        qs, H, Q = 1.0, np.int64(0), np.empty((Z.shape[1], 1), np.int16)
+        qs, H, Q = 1.0, np.int64(0), np.empty(((Z.shape[1] + 1) // 2, 2), np.int16)
         qids, qpos = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64)
         cells = (np.zeros(0, np.int64), np.empty((2, Z.shape[1], 0), np.int16), np.zeros(0, np.int64),
                  np.zeros(0, np.int64))
@@ -771,7 +800,7 @@ def _around(Z, q, k, far, screen, pmin):
     else:
         q16, inside = _grid_query(q, c0, qs, H)
         if inside and qs <= _QS_MAX:  # (a finer grid: its margins would not cover float64 underflow)
-            e2 = 2.0 * np.sqrt(Q.shape[0]) * (1.0 + _SLACK16)
+            e2 = 2.0 * np.sqrt(q.shape[0]) * (1.0 + _SLACK16)
             done, f, bi = _screen(Z, Q, qids, qids.shape[0], q, q16, k, e2, True, far, chunks, cand, val, pmin, GRID,
                                   cells)
             if done:
@@ -806,8 +835,8 @@ def emit(Z, screen, pos, members, g, labels, alive, S):
             continue
         b = j // BLOCK
         last = b * BLOCK + qcnt[b] - 1
-        for t in range(Q.shape[0]):
-            Q[t, j] = Q[t, last]
+        for p in range(Q.shape[0]):
+            Q[p, 2 * j], Q[p, 2 * j + 1] = Q[p, 2 * last], Q[p, 2 * last + 1]
         qids[j] = qids[last]
         qpos[qids[j]] = j
         qpos[i] = -1

@@ -6,9 +6,9 @@ numba reuses a kernel compiled on an earlier run (``cache=True``) while the file
 does not look at the files of the kernels it calls. MDAV's kernel (``partition/mdav.py``) carries the engine's
 passes (``partition/compiled/engine.py``) compiled into it, so after an update that changed the engine alone it would
 run the old passes — a wrong answer or a crash. :func:`refresh` keeps a fingerprint of every source file of the
-package that defines kernels beside the cache; when it differs (or is missing: a cache from before it existed), every
-cached kernel in the package's cache folders is removed, and they compile again on first use (``warmup`` says so when
-it happens).
+package that defines kernels (or intrinsics compiled into them) beside the cache; when it differs (or is missing: a
+cache from before it existed), every cached kernel in the package's cache folders is removed, and they compile again
+on first use (``warmup`` says so when it happens).
 Limit: a process still running the old code that compiles a new kernel after the refresh of a newer one writes it
 under the new fingerprint; restarting such processes after an update avoids it.
 
@@ -72,8 +72,10 @@ def fingerprint(files: list[Path]) -> str:
 
 
 def kernel_sources(root: Path = PACKAGE) -> list[Path]:
-    """The source files under ``root`` that define cached kernels (imported or not)."""
-    return [f for f in root.rglob("*.py") if "cache=True" in f.read_text(encoding="utf-8")]
+    """The source files under ``root`` that define cached kernels or the intrinsics compiled into them (``@intrinsic``:
+    ``compiled/pairs.py``), imported or not."""
+    return [f for f in root.rglob("*.py") if any(mark in f.read_text(encoding="utf-8")
+                                                  for mark in ("cache=True", "@intrinsic"))]
 
 
 def refresh(modules: list[ModuleType] | None = None, sources: list[Path] | None = None) -> list[Path]:

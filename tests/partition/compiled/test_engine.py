@@ -27,9 +27,19 @@ def _state(Z, pmin=1, chunks=1, shells=engine.SHELLS):
     return labels, alive, S, pos, screen
 
 
+def _grid(screen):
+    """The integer copy as (attributes, columns), int64 (the engine keeps it in interleaved pairs of attributes)."""
+    Q, d = screen[2], screen[15][1].shape[1]
+    return Q.reshape(Q.shape[0], -1, 2).transpose(0, 2, 1).reshape(2 * Q.shape[0], -1)[:d].astype(np.int64)
+
+
 def _data(kind, rng):
     if kind == "gaussian":
         return rng.standard_normal((3000, 6))
+    if kind == "one attribute":  # odd widths: the last pair of the integer copy is half padding
+        return rng.standard_normal((1500, 1))
+    if kind == "seven attributes":
+        return rng.standard_normal((2000, 7))
     if kind == "integer ties":
         return rng.integers(0, 4, (2500, 3)).astype(float)
     if kind == "outlier":  # one record far away: the grid is coarse for the others
@@ -47,7 +57,8 @@ def _data(kind, rng):
 
 @pytest.mark.parametrize("pmin, chunks", [(1, 1), (1, 2), (None, 1)],
                          ids=["integer copy", "integer copy on two threads", "float32 copy only"])
-@pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier", "below the grid", "sphere"])
+@pytest.mark.parametrize("kind", ["gaussian", "one attribute", "seven attributes", "integer ties", "outlier",
+                                  "below the grid", "sphere"])
 def test_queries_equal_brute_force_while_records_are_removed(kind, pmin, chunks):
     rng = np.random.default_rng(5)
     Z = _data(kind, rng)
@@ -80,11 +91,11 @@ def _live_columns(screen):
 
 
 @pytest.mark.parametrize("shells", [1, engine.SHELLS])
-@pytest.mark.parametrize("kind", ["gaussian", "integer ties", "outlier"])
+@pytest.mark.parametrize("kind", ["gaussian", "seven attributes", "integer ties", "outlier"])
 def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells):
     Z = _data(kind, np.random.default_rng(6))
     labels, alive, S, pos, screen = _state(Z, shells=shells)
-    Q, (cnt, box, mx, rt) = screen[2].astype(np.int64), screen[15]
+    Q, (cnt, box, mx, rt) = _grid(screen), screen[15]
     assert len(cnt) == -(-len(Z) // engine.BLOCK) and cnt.sum() == len(Z)
     assert np.all(cnt[:-1] == engine.BLOCK)
     for c in range(len(cnt)):
@@ -93,7 +104,9 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells
         np.testing.assert_array_equal(box[1, :, c], cell.max(axis=1))
         assert mx[c] == (cell ** 2).sum(axis=0).max()
         assert rt[c] ** 2 >= mx[c] > (rt[c] - 1) ** 2  # its root, rounded up (the far bound's |z|)
-    assert Q.shape[1] % engine.BLOCK == 0 and not Q[:, len(Z):].any()  # whole cells: passes read them in VEC columns
+    assert Q.shape[1] % engine.BLOCK == 0 and not screen[2][:, 2 * len(Z):].any()  # whole cells, zeros past the
+    if Z.shape[1] % 2:  # records (passes read them in VEC columns); an odd width's last pair ends in zeros
+        assert not screen[2][-1, 1::2].any()
     rho = np.sqrt(((Z[screen[13]] - screen[4]) ** 2).sum(axis=1))  # distance to the anchor, in cell order
     cut = _shells(len(Z), shells)
     for a0, a1 in cut:  # leaves of a k-d split within each shell: any two cells are apart (or touch) somewhere
@@ -106,7 +119,7 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells
     rng = np.random.default_rng(7)
     for g in range(30):  # the bounds hold for every live record while records leave (boxes are not refitted)
         cols = _live_columns(screen)
-        Q = screen[2].astype(np.int64)  # (removals move columns within their cell)
+        Q = _grid(screen)  # (removals move columns within their cell)
         q = Q[:, rng.choice(cols)] + rng.integers(-50, 51, Q.shape[0])
         lbs, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
         d2 = ((Q[:, cols] - q[:, None]) ** 2).sum(axis=0)
@@ -129,7 +142,7 @@ def test_a_cell_ruled_out_after_half_the_attributes_holds_no_record_that_could_p
     rng = np.random.default_rng(11)
     Z = rng.standard_normal((6000, 8))
     screen = _state(Z)[-1]
-    Q, (cnt, box, *_) = screen[2].astype(np.int64), screen[15]
+    Q, (cnt, box, *_) = _grid(screen), screen[15]
     split, ruled_out = 4, 0
     for _ in range(12):
         q = Q[:, rng.integers(Q.shape[1])] + rng.integers(-30, 31, Q.shape[0])
@@ -161,7 +174,7 @@ def test_inner_shells_are_not_read_for_the_farthest_record():
     shells (their records are too close to the anchor to be that far); in 10 dimensions the box alone would not."""
     Z = np.random.default_rng(9).standard_normal((4000, 10))
     screen = _state(Z)[-1]
-    Q, (cnt, box, mx, _) = screen[2].astype(np.int64), screen[15]
+    Q, (cnt, box, mx, _) = _grid(screen), screen[15]
     q = Q[:, 0]  # the record farthest from the anchor comes first
     top = ((Q - q[:, None]) ** 2).sum(axis=0).max()
     _, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
@@ -211,7 +224,7 @@ def test_grid_sums_cannot_overflow():
         Z = rng.standard_normal((500, d)) * 10.0 ** rng.integers(-5, 6)
         screen = _state(Z)[-1]
         qs, H, Q = screen[11], screen[12], screen[2]
-        assert d * (2 * H) ** 2 < 2 ** 31
+        assert d * (2 * H) ** 2 < 2 ** 31 and 2 * H < 2 ** 15  # (a pair's differences are taken in 16 bits)
         assert np.abs(Q).max() <= H
         assert np.log2(qs) == np.round(np.log2(qs))  # a power of two
 

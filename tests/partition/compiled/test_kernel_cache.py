@@ -46,6 +46,7 @@ def test_kernels_are_removed_when_and_only_when_a_kernel_source_changed(tmp_path
 def test_the_package_fingerprint_covers_every_kernel_module():
     names = {f.name for f in kernel_cache.kernel_sources()}
     assert {"engine.py", "mdav.py", "vmdav.py", "baselines.py"} <= names and "cli.py" not in names
+    assert "pairs.py" in names  # (no kernel of its own: its intrinsics are compiled into the engine's kernels)
 
 
 def test_a_module_of_kernels_not_compiled_yet_has_its_cache_folder():
