@@ -1,5 +1,6 @@
-"""The compiled runtime of the partitioning kernels: numba, the engines of the MDAV family (``engine.py``,
-``brute.py``), their threads (``threads.py``) and numba's disk cache (``kernel_cache.py``).
+"""The compiled runtime of the partitioning kernels: numba, the engines of the MDAV family (``engine.py``, whose
+passes sum two attributes at a time with ``pairs.py``; ``brute.py``), their threads (``threads.py``) and numba's disk
+cache (``kernel_cache.py``).
 
 Imported by the first run that takes the compiled kernels (``partition/kernels.py``), never by ``import microagg``.
 Importing it makes numba's disk cache safe before any kernel compiles or loads: saves and loads of cache files

@@ -171,8 +171,8 @@ def _decreasing(rho):
 # * the integer copy Q (runs large enough to split a pass) holds round((z - c0) * qs), qs a power of two chosen so
 #   that every value lies in [-H, H] with d (2H)^2 < 2^31 and 2H < 2^15: squared distances between grid points are
 #   exact int32 sums on 2 bytes per value, and the differences of a pair of attributes fit in 16 bits (twice the
-#   records per second of the float32 pass on the benchmark machine before the pairs, and a fifth less CPU for
-#   exact MDAV with them; at 10^6 x 10 the copy fits the processor's cache). Row p holds attributes 2p and 2p + 1
+#   records per second of the float32 pass on the benchmark machine, more since the pairs: benchmarks/README.md;
+#   at 10^6 x 10 the copy fits the processor's cache). Row p holds attributes 2p and 2p + 1
 #   interleaved (an odd d's last pair ends in zeros, as does the query's), summed together (``pairs.py``). Its
 #   columns are cells of BLOCK records (``_cell_order``, ``_cells``); removed records leave their cell (its last
 #   live column takes their place).
