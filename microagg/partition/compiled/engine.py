@@ -10,9 +10,9 @@ Speed comes from work that never changes those decisions:
   anchor c0 (the centroid when the index was built); since |z - c| <= |z - c0| + |c - c0|
   and the centroid drifts slowly, the scan stops after a handful of records;
 * **the other queries** (farthest from r, k nearest to r, k nearest to s) stream a
-  centred, column-major *integer* copy of the remaining records (int16 on a grid whose
-  squared distances are exact int32 sums, its attributes stored in interleaved pairs and
-  summed two at a time: ``pairs.py``) through a vectorized pass on all cores (one
+  centred *integer* copy of the remaining records (int16 on a grid whose squared
+  distances are exact int32 sums; a row per pair of attributes, the pair's two values of a
+  record side by side, summed two at a time: ``pairs.py``) through a vectorized pass on all cores (one
   pass answers both queries about r). The integer copy is laid out in *cells* of 256
   records: for MDAV and MD, whose passes seek farthest records, the records are cut into
   four radial shells around the anchor (these methods take records from the outside in)
@@ -56,9 +56,10 @@ from numba import njit, prange
 from .pairs import LANES, pair_add, pair_set
 
 BLOCK = 256            # records per vectorized block of a pass
-VEC = 64               # a pass over the integer copy sums a cell's columns in multiples of this many (the sums of the
-                       # columns past its live ones, stale or zero, are never read): a remainder would leave the
-                       # compiled vector loop for scalar code, which took about a tenth of the time of a pass
+VEC = 64               # a pass over the integer copy sums a cell's columns (records) in multiples of this many (the
+                       # sums of the columns past its live ones, stale or zero, are never read): no remainder loop
+                       # (before the pairs, numba's remainder loops took about a tenth of the time of a pass)
+assert BLOCK % VEC == 0 and VEC % LANES == 0  # (the pairs' steps of LANES records never pass a cell's end)
 PARALLEL_MIN = 32768   # default: remaining records below which a pass runs on one thread
 GRID_MIN = 32768       # runs on fewer records screen on the float32 copy alone (that kernel compiles faster)
 SHELLS = 4             # radial shells of the integer copy for methods that seek farthest records (MDAV, MD): a quarter
@@ -164,7 +165,8 @@ def _decreasing(rho):
 
 # ----------------------------------------------------------------------------- passes
 #
-# A pass screens the live columns of one of two copies of the records, both centred on the anchor c0:
+# A pass screens the live columns of one of two copies of the records, both centred on the anchor c0 (a column is one
+# record's place in a copy: a column of the float32 copy, two int16 side by side in each row of the integer copy):
 #
 # * the float32 copy X holds (z - c0) * scale (removed records blanked with NaN, which never qualifies); its
 #   distances differ from the float64 ones by at most the margin of ``_margin``;

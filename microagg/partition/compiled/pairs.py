@@ -56,7 +56,8 @@ def _typed(row, loc, j, qa, qb, add):
     """The signature and instructions, for the arguments they are written for (else none: numba's typing error)."""
     ok = (isinstance(row, types.Array) and row.dtype == types.int16 and row.ndim == 1 and row.layout == "C"
           and isinstance(loc, types.Array) and loc.dtype == types.int32 and loc.ndim == 1 and loc.layout == "C"
-          and all(isinstance(x, types.Integer) and x.bitwidth >= 16 for x in (j, qa, qb)) and j.bitwidth == 64)
+          and loc.mutable and all(isinstance(x, types.Integer) and x.bitwidth >= 16 for x in (j, qa, qb))
+          and j.bitwidth == 64 and j.signed)
     return (types.void(row, loc, j, qa, qb), _codegen(add)) if ok else None
 
 

@@ -134,16 +134,18 @@ def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells
     assert cnt[0] == 0 and lbs[0] == np.iinfo(np.int64).max and ubs[0] == -1  # no test passes: never read
 
 
-def test_a_cell_ruled_out_after_half_the_attributes_holds_no_record_that_could_pass():
+@pytest.mark.parametrize("d", [8, 7])
+def test_a_cell_ruled_out_after_half_the_attributes_holds_no_record_that_could_pass(d):
     """``_may_pass``: the exact partial sums over the first attributes plus the least the others can add inside the
     cell's box never rule out a cell holding a record within the limit, and do rule out cells (the point of reading
     only half of a cell's attributes first); sums past the cell's live columns (a pass sums whole ``VEC``s) count
     for nothing, however small."""
     rng = np.random.default_rng(11)
-    Z = rng.standard_normal((6000, 8))
+    Z = rng.standard_normal((6000, d))
     screen = _state(Z)[-1]
     Q, (cnt, box, *_) = _grid(screen), screen[15]
-    split, ruled_out = 4, 0
+    pairs = screen[2].shape[0]
+    split, ruled_out = 2 * ((pairs + 1) // 2), 0  # (the pass's: half of the attribute pairs, rounded up)
     for _ in range(12):
         q = Q[:, rng.integers(Q.shape[1])] + rng.integers(-30, 31, Q.shape[0])
         d2 = ((Q - q[:, None]) ** 2).sum(axis=0)

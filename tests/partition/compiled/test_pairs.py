@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from microagg.partition.compiled import engine
 from microagg.partition.compiled.pairs import LANES, pair_add, pair_set
 
 
@@ -20,11 +21,12 @@ def _sums(rows, q, nb):
     return loc
 
 
-@pytest.mark.parametrize("d", [1, 2, 7, 10, 57])
+@pytest.mark.parametrize("d", [1, 2, 3, 7, 10, 57, 300])
 def test_pair_sums_are_the_exact_squared_distances(d):
-    """Interleaved pairs (an odd d's last one padded with zeros), values up to the grid's bound H (the engine's:
-    d (2H)^2 < 2^31, 2H < 2^15): every sum exact in 32 bits, including differences of 2H (the extremes)."""
-    H = int(min(np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0), 2 ** 14 - 1))
+    """Interleaved pairs (an odd d's last one padded with zeros), values up to the engine's grid bound H: every sum
+    exact in 32 bits, including differences of 2H (the extremes). (That H keeps them so, d (2H)^2 < 2^31 and 2H <
+    2^15, is tested on the engine's grid in test_engine.py.)"""
+    H = int(engine._quantize(np.ones((1, d)), np.zeros(d), 1.0)[1])
     rng = np.random.default_rng(d)
     nb = 4 * LANES
     Z = rng.integers(-H, H + 1, (nb, d))
