@@ -23,8 +23,8 @@ Speed comes from work that never changes those decisions:
   skips every cell whose bounds show that none of its records can still qualify; for
   "farthest" that rules out the inner shells, whose records are too close to the anchor. A cell that can hold
   nearest records only (every cell of a near-only pass, and a cell whose upper bound rules out the farthest record)
-  is summed over the first half of its attribute pairs first (from four attributes on; 6 of 10 attributes), and the
-  rest of it is skipped when those exact partial sums plus its box on the other attributes already exceed the limit.
+  is summed over half of its attribute pairs (rounded up; from four attributes on) first, and the rest of it is
+  skipped when those exact partial sums plus its box on the other attributes already exceed the limit.
   The pass only *screens*: every record whose grid distance lies within a proven
   rounding margin of the grid threshold is re-checked in float64, so the chosen records
   are exactly those of the float64 definition. Where the
@@ -304,7 +304,7 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
             if not (far and ubs[b] >= flim):
                 cut = split
         if cells is None:
-            _accumulate(X, q, b0, nr, 0, d, loc, acc_type)
+            _accumulate(X, q, b0, nr, loc, acc_type)
         else:
             _accumulate_pairs(X, q, b0, nr, 0, cut, loc)
             if cut < d and not _may_pass(loc, nb, cells[1], b0 // BLOCK, q, 2 * cut, nlim):
@@ -351,10 +351,10 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
 
 
 @njit(cache=True, inline="always")
-def _accumulate(X, q, b0, nb, t0, t1, loc, acc_type):
-    """Add the squared differences of attributes t0..t1-1 of columns b0..b0+nb-1 to ``loc`` (from attribute 0: set
-    ``loc`` to their sum)."""
-    for t in range(t0, t1):
+def _accumulate(X, q, b0, nb, loc, acc_type):
+    """The squared distances of columns b0..b0+nb-1 of the float32 copy to ``q`` into ``loc``, summed attribute by
+    attribute."""
+    for t in range(X.shape[0]):
         qt = q[t]
         row = X[t, b0:b0 + nb]  # slices let LLVM vectorize (no aliasing, unit stride)
         if t == 0:
