@@ -94,8 +94,11 @@ def _live_columns(screen):
 @pytest.mark.parametrize("kind", ["gaussian", "seven attributes", "integer ties", "outlier"])
 def test_cells_are_the_leaves_of_a_kd_split_and_bound_their_records(kind, shells):
     Z = _data(kind, np.random.default_rng(6))
-    labels, alive, S, pos, screen = _state(Z, shells=shells)
-    Q, (cnt, box, mx, rt) = _grid(screen), screen[15]
+    labels, alive, S, pos, screen = _state(Z, chunks=2, shells=shells)  # (passes split in two: boxes by thread)
+    Q, (cnt, box, mx, rt, by_thread) = _grid(screen), screen[15]
+    per = -(-len(cnt) // 2)
+    for c in range(2):  # thread c's cells c, c + 2, ... side by side
+        np.testing.assert_array_equal(by_thread[:, :, c * per:c * per + len(cnt[c::2])], box[:, :, c::2])
     assert len(cnt) == -(-len(Z) // engine.BLOCK) and cnt.sum() == len(Z)
     assert np.all(cnt[:-1] == engine.BLOCK)
     for c in range(len(cnt)):
@@ -176,7 +179,7 @@ def test_inner_shells_are_not_read_for_the_farthest_record():
     shells (their records are too close to the anchor to be that far); in 10 dimensions the box alone would not."""
     Z = np.random.default_rng(9).standard_normal((4000, 10))
     screen = _state(Z)[-1]
-    Q, (cnt, box, mx, _) = _grid(screen), screen[15]
+    Q, (cnt, box, mx, *_) = _grid(screen), screen[15]
     q = Q[:, 0]  # the record farthest from the anchor comes first
     top = ((Q - q[:, None]) ** 2).sum(axis=0).max()
     _, ubs = engine._cell_bounds(screen[15], q.astype(np.int32), 0, len(cnt), 1, True)
