@@ -752,10 +752,8 @@ def _by_thread(box, chunks):
     nc = box.shape[2]
     per = (nc + chunks - 1) // chunks if chunks > 1 else 0
     out = np.zeros((2, box.shape[1], per * chunks), np.int16)
-    for c in range(chunks if chunks > 1 else 0):
-        for i in range(per):
-            if c + i * chunks < nc:
-                out[:, :, c * per + i] = box[:, :, c + i * chunks]
+    for c in range(nc if chunks > 1 else 0):  # (cell c is thread c % chunks's (c // chunks)-th)
+        out[:, :, c % chunks * per + c // chunks] = box[:, :, c]
     return out
 
 
