@@ -35,7 +35,8 @@ Speed comes from work that never changes those decisions:
   ties), every live record is decided in float64;
 * removed records leave the integer copy (the last live column of their cell takes their place) and
   are blanked in the float32 copy (NaN never wins a comparison); both are rebuilt once a
-  quarter of the float32 copy is dead (geometric total cost).
+  quarter of the float32 copy is dead (geometric total cost); a large run builds the integer copy on its
+  threads (shares of the records, the k-d split's ranges; the same copy on any number of threads).
 
 A run holds: ``start`` (labels, live flags, running sum, buffers), ``build_index`` (the
 screening copy and the radial order around an anchor, rebuilt by the caller once a quarter
@@ -176,7 +177,7 @@ def _decreasing(rho):
 #   records per second of the float32 pass on the benchmark machine, more since the pairs: benchmarks/README.md;
 #   at 10^6 x 10 the copy fits the processor's cache). Row p holds attributes 2p and 2p + 1
 #   interleaved (an odd d's last pair ends in zeros, as does the query's), summed together (``pairs.py``). Its
-#   columns are cells of BLOCK records (``_cell_order``, ``_cells``); removed records leave their cell (its last
+#   columns are cells of BLOCK records (``_cell_order``, ``_fill``); removed records leave their cell (its last
 #   live column takes their place).
 #   Rounding moves each coordinate by at most 1/2, so the grid distance D of a record and the exact distance delta
 #   (in grid units) satisfy |sqrt(D) - delta| <= e = sqrt(d) (both points rounded). Hence a record among the k
@@ -197,23 +198,16 @@ _BLOCK_MIN_START = 2 ** 31 - 1
 
 
 @njit(cache=True)
-def _quantize(W, c0, big):
-    """Grid step qs (a power of two), bound H and the integer copy of the records ``W`` (m, d) around ``c0``: row p
-    holds attributes 2p and 2p + 1 of each record side by side (zeros for a missing last one), ((d + 1) // 2, 2 m)
-    and zeros up to whole cells of BLOCK records."""
-    d = W.shape[1]
-    m = W.shape[0]
+def _grid_step(d, big):
+    """Grid step qs (a power of two) and bound H of the integer copy of d attributes whose largest |z_t - c0_t| is
+    ``big``: every value round((z_t - c0_t) qs) lies in [-H, H]."""
     H = min(np.floor(np.sqrt((2.0 ** 31 - 1.0) / d) / 2.0), 2.0 ** 14 - 1.0)  # (differences fit in 16 bits)
     qs = 1.0
     if big > 0.0:
         qs = 2.0 ** min(1000.0, max(-1000.0, np.floor(np.log2(H / big))))
         while big * qs > H:
             qs /= 2.0
-    Q = np.zeros(((d + 1) // 2, 2 * max(1, (m + BLOCK - 1) // BLOCK) * BLOCK), np.int16)  # (whole cells: see VEC)
-    for j in range(m):
-        for t in range(d):
-            Q[t // 2, 2 * j + t % 2] = np.int16(np.floor((W[j, t] - c0[t]) * qs + 0.5))
-    return qs, np.int64(H), Q
+    return qs, np.int64(H)
 
 
 @njit(cache=True)
@@ -407,7 +401,7 @@ def _cell_bounds(cells, q, b0, nblk, stride, far):
     2 min z.q with |z|^2 at most the cell's largest and z.q at least both its minimum over the box (tighter than the
     box's farthest corner in several dimensions, where the records do not fill the corners) and -|z||q|
     (Cauchy-Schwarz: tighter for a cell of an inner shell, whose largest norm is small), with |z| and |q| rounded up
-    to integers (``_cells`` keeps the cell's). An emptied cell gets bounds no test passes (its box is that of records
+    to integers (``_fill`` keeps the cell's). An emptied cell gets bounds no test passes (its box is that of records
     gone), so it is neither read first nor at all. With ``stride`` > 1 (thread b0 of a split pass into ``stride``
     threads) the boxes are read from those by thread (``_by_thread``, built for that many threads)."""
     cnt, box, mx, rt, boxt = cells
@@ -626,61 +620,136 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
     return bid, start
 
 
+# ----------------------------------------------------------------------------- the integer copy, built on all threads
+#
+# Built by large runs only (``pmin`` not None), on their ``chunks`` threads, as their passes split: the rows are
+# gathered in contiguous shares, the k-d split cuts level by level (a level's ranges over the threads) until each
+# thread has four ranges to finish, and the cells are quantized and bounded in contiguous shares. Each share, range and
+# cell is computed as on one thread, so the copy does not depend on the thread count; on one thread no parallel region
+# starts (the branches ``chunks == 1``). The parallel kernels allocate nothing: numba would turn an array operation
+# there into a region on all of its threads.
+
+
+@njit(cache=True, inline="always")
+def _share(n, chunks, c):
+    """Thread c's share (first, end) of n items cut into ``chunks`` contiguous parts."""
+    return n * c // chunks, n * (c + 1) // chunks
+
+
 @njit(cache=True)
-def _rows(Z, ids):
-    """The rows ``ids`` of ``Z``, in that order (m, d)."""
-    W = np.empty((ids.shape[0], Z.shape[1]))
-    for j in range(ids.shape[0]):
+def _gather(Z, ids, W, a, b):
+    """Rows a..b-1 of W: the rows ``ids[a:b]`` of Z."""
+    for j in range(a, b):
         for t in range(Z.shape[1]):
             W[j, t] = Z[ids[j], t]
-    return W
+
+
+@njit(cache=True, parallel=True)
+def _rows(Z, ids, W, chunks):
+    """W (m, d) := the rows ``ids`` of ``Z``, in that order, on ``chunks`` threads."""
+    if chunks == 1:
+        _gather(Z, ids, W, np.int64(0), ids.shape[0])  # (int64, not a literal 0: one compile)
+    else:
+        for c in prange(chunks):
+            a, b = _share(ids.shape[0], chunks, c)
+            _gather(Z, ids, W, a, b)
 
 
 @njit(cache=True)
-def _cell_order(W, ids, shells):
-    """``ids`` (in decreasing distance to the anchor; ``W`` their rows, in that order) reordered into cells of BLOCK
-    consecutive records (the last one shorter): ``shells`` ranges of about equal size (ends at multiples of BLOCK),
-    each reordered into the leaves of a k-d split: a range of more than BLOCK records is cut, by value on its widest
-    attribute, at the multiple of BLOCK nearest above its middle. The rows of ``W`` move with the records (the split
-    reads memory in order). O(m d log(m / BLOCK)) expected (selection by Hoare's method)."""
-    m = ids.shape[0]
+def _halve(W, perm, key, a, b):
+    """Range a..b-1 (more than BLOCK records) cut by value on its widest attribute at the multiple of BLOCK nearest
+    above its middle, h (returned): no record before h has a larger value there than one from h on."""
     d = W.shape[1]
-    perm = ids.copy()
-    key = np.empty(m)
     lo, hi = np.empty(d), np.empty(d)
-    stack = np.empty((128 + shells, 2), np.int64)
-    top = 0
+    for t in range(d):
+        lo[t], hi[t] = W[a, t], W[a, t]
+    for j in range(a + 1, b):
+        for t in range(d):
+            v = W[j, t]
+            lo[t] = min(lo[t], v)
+            hi[t] = max(hi[t], v)
+    wide, tw = -1.0, 0
+    for t in range(d):
+        if hi[t] - lo[t] > wide:
+            wide, tw = hi[t] - lo[t], t
+    for j in range(a, b):
+        key[j] = W[j, tw]
+    h = a + ((b - a) // 2 + BLOCK - 1) // BLOCK * BLOCK
+    _select(key, perm, W, a, b, h)
+    return h
+
+
+@njit(cache=True)
+def _split(W, perm, key, a, b):
+    """Range a..b-1 cut (``_halve``), and each half longer than BLOCK in turn, depth first (the ranges met last are in
+    the cache)."""
+    stack = np.empty((128, 2), np.int64)
+    stack[0, 0], stack[0, 1] = a, b
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, hi = stack[top, 0], stack[top, 1]
+        if hi - lo <= BLOCK:
+            continue
+        h = _halve(W, perm, key, lo, hi)
+        stack[top, 0], stack[top, 1] = lo, h
+        stack[top + 1, 0], stack[top + 1, 1] = h, hi
+        top += 2
+
+
+@njit(cache=True, parallel=True)
+def _cut_all(W, perm, key, ranges, nr, cuts, chunks, whole):
+    """The first ``nr`` ``ranges`` (first, end) cut once (``_halve``, the cuts into ``cuts``) or, ``whole``, down to
+    cells (``_split``); thread c takes ranges c, c + chunks, ... (the ranges of a level have nearly equal sizes)."""
+    if chunks == 1:
+        for i in range(nr):
+            if whole:
+                _split(W, perm, key, ranges[i, 0], ranges[i, 1])
+            else:
+                cuts[i] = _halve(W, perm, key, ranges[i, 0], ranges[i, 1])
+    else:
+        for c in prange(chunks):
+            for i in range(c, nr, chunks):
+                if whole:
+                    _split(W, perm, key, ranges[i, 0], ranges[i, 1])
+                else:
+                    cuts[i] = _halve(W, perm, key, ranges[i, 0], ranges[i, 1])
+
+
+@njit(cache=True)
+def _cell_order(W, perm, shells, chunks):
+    """``perm`` (records in decreasing distance to the anchor; ``W`` their rows, in that order) reordered in place
+    into cells of BLOCK consecutive records (the last one shorter): ``shells`` ranges of about equal size (ends at
+    multiples of BLOCK), each reordered into the leaves of a k-d split: a range of more than BLOCK records is cut
+    (``_halve``). The rows of ``W`` move with the records (the split reads memory in order). On ``chunks`` threads:
+    level by level while a level has fewer than four ranges a thread, then each thread splits its ranges to the end.
+    O(m d log(m / BLOCK)) expected (selection by Hoare's method)."""
+    m = perm.shape[0]
+    key = np.empty(m)
+    ranges = np.empty((max(shells, 8 * chunks), 2), np.int64)
+    nxt = np.empty_like(ranges)
+    cuts = np.empty(ranges.shape[0], np.int64)
+    nr = np.int64(0)  # (not a literal 0: _cut_all would be compiled for it once more)
     a = 0
     for sh in range(shells):
         b = m if sh == shells - 1 else min(m, (m * (sh + 1) // shells + BLOCK - 1) // BLOCK * BLOCK)
-        if b > a:
-            stack[top, 0], stack[top, 1] = a, b
-            top += 1
+        if b - a > BLOCK:
+            ranges[nr, 0], ranges[nr, 1] = a, b
+            nr += 1
         a = b
-    while top > 0:
-        top -= 1
-        a, b = stack[top, 0], stack[top, 1]
-        if b - a <= BLOCK:
-            continue
-        for t in range(d):
-            lo[t], hi[t] = W[a, t], W[a, t]
-        for j in range(a + 1, b):
-            for t in range(d):
-                v = W[j, t]
-                lo[t] = min(lo[t], v)
-                hi[t] = max(hi[t], v)
-        wide, tw = -1.0, 0
-        for t in range(d):
-            if hi[t] - lo[t] > wide:
-                wide, tw = hi[t] - lo[t], t
-        for j in range(a, b):
-            key[j] = W[j, tw]
-        h = a + ((b - a) // 2 + BLOCK - 1) // BLOCK * BLOCK
-        _select(key, perm, W, a, b, h)
-        stack[top, 0], stack[top, 1] = a, h
-        stack[top + 1, 0], stack[top + 1, 1] = h, b
-        top += 2
-    return perm
+    while True:
+        whole = not 0 < nr < 4 * chunks  # (a computed flag, not literals: _cut_all compiled once)
+        _cut_all(W, perm, key, ranges, nr, cuts, chunks, whole)
+        if whole:
+            break
+        n2 = np.int64(0)
+        for i in range(nr):  # the halves still longer than a cell make the next level
+            for lo, hi in ((ranges[i, 0], cuts[i]), (cuts[i], ranges[i, 1])):
+                if hi - lo > BLOCK:
+                    nxt[n2, 0], nxt[n2, 1] = lo, hi
+                    n2 += 1
+        ranges, nxt = nxt, ranges
+        nr = n2
 
 
 @njit(cache=True)
@@ -713,18 +782,28 @@ def _select(key, perm, W, a, b, h):
 
 
 @njit(cache=True)
-def _cells(Q, m, d):
-    """(live count, box, largest squared norm, its root rounded up) of every cell of BLOCK records of the integer
-    copy ``Q`` of d attributes (its first m records); the box (2, d, cells) holds the lowest and highest grid value of
-    each attribute. Removals lower the count only: the box and norm stay bounds of the records left (the copy is rebuilt
-    once a quarter of it is dead)."""
-    nc = (m + BLOCK - 1) // BLOCK
-    cnt = np.empty(nc, np.int64)
-    box = np.empty((2, d, nc), np.int16)
-    mx = np.zeros(nc, np.int64)
-    rt = np.empty(nc, np.int64)
-    for c in range(nc):
+def _fill(W, qids, c0, qs, Q, qpos, cnt, box, mx, rt, first, end):
+    """Cells first..end-1 of the integer copy ``Q`` of the records ``qids`` (``W`` their rows, in cell order): each
+    record's grid values (row p holds attributes 2p and 2p + 1 side by side, zeros for a missing last one; zeros past
+    the records up to whole cells of BLOCK), its column in ``qpos``, and each cell's live count, box (the lowest and
+    highest grid value of each attribute), largest squared norm and its root rounded up (``cnt``, ``box``, ``mx``,
+    ``rt``: the cells holding records)."""
+    m, d = W.shape
+    for c in range(first, end):
         a, b = c * BLOCK, min(m, (c + 1) * BLOCK)
+        for j in range(a, max(a, b)):
+            for t in range(d):
+                Q[t // 2, 2 * j + t % 2] = np.int16(np.floor((W[j, t] - c0[t]) * qs + 0.5))
+        if d % 2 == 1:
+            for j in range(a, max(a, b)):
+                Q[d // 2, 2 * j + 1] = 0
+        for j in range(a, max(a, b)):
+            qpos[qids[j]] = j
+        for j in range(max(a, b), (c + 1) * BLOCK):
+            for p in range(Q.shape[0]):
+                Q[p, 2 * j], Q[p, 2 * j + 1] = 0, 0
+        if c >= cnt.shape[0]:
+            continue
         cnt[c] = b - a
         for t in range(d):
             row = Q[t // 2, t % 2::2]
@@ -733,6 +812,7 @@ def _cells(Q, m, d):
                 lo = min(lo, row[j])
                 hi = max(hi, row[j])
             box[0, t, c], box[1, t, c] = lo, hi
+        mx[c] = 0
         for j in range(a, b):
             r2 = np.int64(0)
             for t in range(d):
@@ -740,7 +820,40 @@ def _cells(Q, m, d):
                 r2 += v * v
             mx[c] = max(mx[c], r2)
         rt[c] = _ceil_sqrt(mx[c])
-    return cnt, box, mx, rt
+
+
+@njit(cache=True, parallel=True)
+def _fill_all(W, qids, c0, qs, Q, qpos, cnt, box, mx, rt, chunks):
+    """``_fill`` of every cell of ``Q``, thread c taking a contiguous share of the cells."""
+    nq = Q.shape[1] // (2 * BLOCK)
+    if chunks == 1:
+        _fill(W, qids, c0, qs, Q, qpos, cnt, box, mx, rt, np.int64(0), nq)
+    else:
+        for c in prange(chunks):
+            a, b = _share(nq, chunks, c)
+            _fill(W, qids, c0, qs, Q, qpos, cnt, box, mx, rt, a, b)
+
+
+@njit(cache=True)
+def _integer_copy(Z, rid, c0, big, n, shells, chunks):
+    """(qs, H, Q, the records in cell order, their columns, the cells) of the records ``rid`` (in decreasing distance
+    to the anchor ``c0``) of Z's ``n``: ``_cell_order``, ``_grid_step``, ``_fill``, and the boxes by thread
+    (``_by_thread``), all but the last on ``chunks`` threads. The cells are (live count, box (2, d, cells), largest
+    squared norm, its root rounded up, the boxes by thread). Removals lower the count only: the box and norm stay
+    bounds of the records left (the copy is rebuilt once a quarter of it is dead)."""
+    m, d = rid.shape[0], Z.shape[1]
+    W = np.empty((m, d))
+    _rows(Z, rid, W, chunks)
+    qids = rid.copy()
+    _cell_order(W, qids, shells, chunks)
+    qs, H = _grid_step(d, big)
+    nc = (m + BLOCK - 1) // BLOCK
+    Q = np.empty(((d + 1) // 2, 2 * max(1, nc) * BLOCK), np.int16)  # (whole cells: see VEC)
+    qpos = np.full(n, -1, np.int64)
+    cnt, box = np.empty(nc, np.int64), np.empty((2, d, nc), np.int16)
+    mx, rt = np.empty(nc, np.int64), np.empty(nc, np.int64)
+    _fill_all(W, qids, c0, qs, Q, qpos, cnt, box, mx, rt, chunks)
+    return qs, H, Q, qids, qpos, (cnt, box, mx, rt, _by_thread(box, chunks))
 
 
 @njit(cache=True)
@@ -753,7 +866,9 @@ def _by_thread(box, chunks):
     per = (nc + chunks - 1) // chunks if chunks > 1 else 0
     out = np.zeros((2, box.shape[1], per * chunks), np.int16)
     for c in range(nc if chunks > 1 else 0):  # (cell c is thread c % chunks's (c // chunks)-th)
-        out[:, :, c % chunks * per + c // chunks] = box[:, :, c]
+        for e in range(2):  # (loops: a slice assignment compiles numba's shape-error formatting, 3 s of a first call)
+            for t in range(box.shape[1]):
+                out[e, t, c % chunks * per + c // chunks] = box[e, t, c]
     return out
 
 
@@ -776,15 +891,8 @@ def build_index(Z, alive, c0, zmax2, chunks, cand, pmin, shells):
     X, pos, scale, r2max = _pack(Z, ids, c0, big)
     rid, rrho = _radial(Z, ids, c0)
     if pmin is not None:
-        W = _rows(Z, rid)
-        qids = _cell_order(W, rid, shells)
-        qs, H, Q = _quantize(W, c0, big)
-        qpos = np.full(Z.shape[0], -1, np.int64)
-        for j in range(qids.shape[0]):  # (a loop: fancy assignment compiles numba's shape-error formatting)
-            qpos[qids[j]] = j
-        cnt, box, mx, rt = _cells(Q, qids.shape[0], Z.shape[1])
-        cells = (cnt, box, mx, rt, _by_thread(box, chunks))
-    else:  # numba prunes the other branch for these runs, so ``_quantize`` is not compiled for them
+        qs, H, Q, qids, qpos, cells = _integer_copy(Z, rid, c0, big, Z.shape[0], shells, chunks)
+    else:  # numba prunes the other branch for these runs, so ``_integer_copy`` is not compiled for them
         qs, H, Q = 1.0, np.int64(0), np.empty(((Z.shape[1] + 1) // 2, 2), np.int16)
         qids, qpos = ids[:0].copy(), np.full(Z.shape[0], -1, np.int64)
         cells = (np.zeros(0, np.int64), np.empty((2, Z.shape[1], 0), np.int16), np.zeros(0, np.int64),

@@ -8,7 +8,7 @@ add per attribute; from numba's loops over one attribute at a time it does not f
 are written as LLVM instructions because numba has no vector types; they are generic instructions, which compile on
 every target.
 
-Exact while every difference of a pair fits in 16 bits and every sum of squares in 31 (``engine._quantize`` chooses
+Exact while every difference of a pair fits in 16 bits and every sum of squares in 31 (``engine._grid_step`` chooses
 the grid so).
 """
 

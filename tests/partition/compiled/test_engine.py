@@ -166,6 +166,29 @@ def test_a_cell_ruled_out_after_half_the_attributes_holds_no_record_that_could_p
     assert ruled_out > 0
 
 
+@pytest.mark.parametrize("shells", [1, engine.SHELLS])
+@pytest.mark.parametrize("kind", ["gaussian", "seven attributes", "integer ties"])
+def test_a_rebuild_on_several_threads_builds_the_same_copy(kind, shells):
+    """A rebuild on two or three threads (the integer copy's rows, its k-d split level by level, its cells in shares)
+    builds what one thread builds: the same records in the same order and cells, the same values, the same bounds."""
+    Z = _data(kind, np.random.default_rng(3))
+
+    def build(chunks):
+        _, alive, S, zmax2, cand = engine.start(Z, chunks)
+        return engine.build_index(Z, alive, S / len(Z), zmax2, chunks, cand, np.int64(1), np.int64(shells))
+
+    *one, screen1 = build(1)
+    for chunks in (2, 3):
+        *many, screen = build(chunks)
+        for a, b in zip(many, one):  # anchor, columns of the records, radial order, radii
+            np.testing.assert_array_equal(a, b)
+        for part in (0, 1, 3, 5, 6, 2, 11, 12, 13, 14):  # the float32 copy, its records, size, scale and largest
+            # squared norm; the integer copy, its step and bound, its records (in cell order), their columns
+            np.testing.assert_array_equal(screen[part], screen1[part])
+        for a, b in zip(screen[15][:4], screen1[15][:4]):  # live counts, boxes, largest squared norms and their roots
+            np.testing.assert_array_equal(a, b)
+
+
 def _shells(n, shells=engine.SHELLS):
     """The cells (first, end) of each radial shell of a copy of ``n`` records, as ``engine._cell_order`` cuts them."""
     ends = [min(n, -(-n * (s + 1) // shells // engine.BLOCK) * engine.BLOCK) for s in range(shells)]

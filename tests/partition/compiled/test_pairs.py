@@ -26,7 +26,7 @@ def test_pair_sums_are_the_exact_squared_distances(d):
     """Interleaved pairs (an odd d's last one padded with zeros), values up to the engine's grid bound H: every sum
     exact in 32 bits, including differences of 2H (the extremes). (That H keeps them so, d (2H)^2 < 2^31 and 2H <
     2^15, is tested on the engine's grid in test_engine.py.)"""
-    H = int(engine._quantize(np.ones((1, d)), np.zeros(d), 1.0)[1])
+    H = int(engine._grid_step(d, 1.0)[1])
     rng = np.random.default_rng(d)
     nb = 4 * LANES
     Z = rng.integers(-H, H + 1, (nb, d))
