@@ -626,8 +626,8 @@ def farthest_from_centroid(Z, alive, rid, rrho, start, c, c0, zmax2):
 # gathered in contiguous shares, the k-d split cuts level by level (a level's ranges over the threads) until each
 # thread has four ranges to finish, and the cells are quantized and bounded in contiguous shares. Each share, range and
 # cell is computed as on one thread, so the copy does not depend on the thread count; on one thread no parallel region
-# starts (the branches ``chunks == 1``). The parallel kernels allocate nothing: numba would turn an array operation
-# there into a region on all of its threads.
+# starts (the branches ``chunks == 1``). The bodies of the parallel kernels hold no array operation (numba would turn
+# one into a region on all of its threads); the functions they call are compiled on their own and may allocate.
 
 
 @njit(cache=True, inline="always")
@@ -700,7 +700,8 @@ def _split(W, perm, key, a, b):
 @njit(cache=True, parallel=True)
 def _cut_all(W, perm, key, ranges, nr, cuts, chunks, whole):
     """The first ``nr`` ``ranges`` (first, end) cut once (``_halve``, the cuts into ``cuts``) or, ``whole``, down to
-    cells (``_split``); thread c takes ranges c, c + chunks, ... (the ranges of a level have nearly equal sizes)."""
+    cells (``_split``); thread c takes ranges c, c + chunks, ... (a level's ranges differ in size by less than
+    BLOCK records a cut, so the shares are about even)."""
     if chunks == 1:
         for i in range(nr):
             if whole:
@@ -837,8 +838,9 @@ def _fill_all(W, qids, c0, qs, Q, qpos, cnt, box, mx, rt, chunks):
 @njit(cache=True)
 def _integer_copy(Z, rid, c0, big, n, shells, chunks):
     """(qs, H, Q, the records in cell order, their columns, the cells) of the records ``rid`` (in decreasing distance
-    to the anchor ``c0``) of Z's ``n``: ``_cell_order``, ``_grid_step``, ``_fill``, and the boxes by thread
-    (``_by_thread``), all but the last on ``chunks`` threads. The cells are (live count, box (2, d, cells), largest
+    to the anchor ``c0``) of Z's ``n``: their rows (``_rows``), cut into cells (``_cell_order``) and filled in
+    (``_fill``) on ``chunks`` threads, with the grid of ``_grid_step`` and the boxes by thread (``_by_thread``,
+    serial). The cells are (live count, box (2, d, cells), largest
     squared norm, its root rounded up, the boxes by thread). Removals lower the count only: the box and norm stay
     bounds of the records left (the copy is rebuilt once a quarter of it is dead)."""
     m, d = rid.shape[0], Z.shape[1]
