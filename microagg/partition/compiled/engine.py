@@ -697,24 +697,27 @@ def _split(W, perm, key, a, b):
         top += 2
 
 
+@njit(cache=True, inline="always")
+def _cut(W, perm, key, ranges, cuts, i, whole):
+    """Range i of ``ranges`` cut once (``_halve``, the cut into ``cuts[i]``) or, ``whole``, down to cells
+    (``_split``)."""
+    if whole:
+        _split(W, perm, key, ranges[i, 0], ranges[i, 1])
+    else:
+        cuts[i] = _halve(W, perm, key, ranges[i, 0], ranges[i, 1])
+
+
 @njit(cache=True, parallel=True)
 def _cut_all(W, perm, key, ranges, nr, cuts, chunks, whole):
-    """The first ``nr`` ``ranges`` (first, end) cut once (``_halve``, the cuts into ``cuts``) or, ``whole``, down to
-    cells (``_split``); thread c takes ranges c, c + chunks, ... (a level's ranges differ in size by less than
-    BLOCK records a cut, so the shares are about even)."""
+    """``_cut`` of the first ``nr`` ``ranges`` (first, end); thread c takes ranges c, c + chunks, ... (a level's
+    ranges differ in size by less than BLOCK records a cut, so the shares are about even)."""
     if chunks == 1:
         for i in range(nr):
-            if whole:
-                _split(W, perm, key, ranges[i, 0], ranges[i, 1])
-            else:
-                cuts[i] = _halve(W, perm, key, ranges[i, 0], ranges[i, 1])
+            _cut(W, perm, key, ranges, cuts, i, whole)
     else:
         for c in prange(chunks):
             for i in range(c, nr, chunks):
-                if whole:
-                    _split(W, perm, key, ranges[i, 0], ranges[i, 1])
-                else:
-                    cuts[i] = _halve(W, perm, key, ranges[i, 0], ranges[i, 1])
+                _cut(W, perm, key, ranges, cuts, i, whole)
 
 
 @njit(cache=True)
@@ -791,16 +794,16 @@ def _fill(W, qids, c0, qs, Q, qpos, cnt, box, mx, rt, first, end):
     ``rt``: the cells holding records)."""
     m, d = W.shape
     for c in range(first, end):
-        a, b = c * BLOCK, min(m, (c + 1) * BLOCK)
-        for j in range(a, max(a, b)):
+        a, b = c * BLOCK, max(c * BLOCK, min(m, (c + 1) * BLOCK))  # (b == a: a cell past the records, all zeros)
+        for j in range(a, b):
             for t in range(d):
                 Q[t // 2, 2 * j + t % 2] = np.int16(np.floor((W[j, t] - c0[t]) * qs + 0.5))
         if d % 2 == 1:
-            for j in range(a, max(a, b)):
+            for j in range(a, b):
                 Q[d // 2, 2 * j + 1] = 0
-        for j in range(a, max(a, b)):
+        for j in range(a, b):
             qpos[qids[j]] = j
-        for j in range(max(a, b), (c + 1) * BLOCK):
+        for j in range(b, (c + 1) * BLOCK):
             for p in range(Q.shape[0]):
                 Q[p, 2 * j], Q[p, 2 * j + 1] = 0, 0
         if c >= cnt.shape[0]:
