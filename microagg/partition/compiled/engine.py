@@ -843,9 +843,9 @@ def _integer_copy(Z, rid, c0, big, n, shells, chunks):
     """(qs, H, Q, the records in cell order, their columns, the cells) of the records ``rid`` (in decreasing distance
     to the anchor ``c0``) of Z's ``n``: their rows (``_rows``), cut into cells (``_cell_order``) and filled in
     (``_fill``) on ``chunks`` threads, with the grid of ``_grid_step`` and the boxes by thread (``_by_thread``,
-    serial). The cells are (live count, box (2, d, cells), largest
-    squared norm, its root rounded up, the boxes by thread). Removals lower the count only: the box and norm stay
-    bounds of the records left (the copy is rebuilt once a quarter of it is dead)."""
+    serial: a few values a cell). The cells are (live count, box (2, d, cells), largest squared norm, its root rounded
+    up, the boxes by thread). Removals lower the count only: the box and norm stay bounds of the records left (the
+    copy is rebuilt once a quarter of it is dead)."""
     m, d = rid.shape[0], Z.shape[1]
     W = np.empty((m, d))
     _rows(Z, rid, W, chunks)
