@@ -1,6 +1,11 @@
 """What a computation said (its warnings), collected for the caller that ran it, without touching the process-wide
 warnings state per call.
 
+microagg's own warnings are said with :func:`say`: inside a collector (:func:`caught`) the text goes straight to it,
+never through the ``warnings`` module, so no other thread's ``catch_warnings`` (pandas opens one on many calls) can
+redirect or silence it; outside one it is a warning as usual. Other libraries' warnings reach the collector through
+the hook below, as well as the process-wide state lets them.
+
 ``warnings.catch_warnings`` swaps the process-wide filters and ``warnings.showwarning`` while it runs, so with
 several threads computing at once (the dashboard's sessions) it mixes their messages, silences the others' and loses
 some. Instead :func:`install` replaces ``warnings.showwarning`` once by a hook that hands each warning to the
@@ -41,6 +46,16 @@ def install(repeats: bool = False) -> None:
             warnings.showwarning = _show
         if _repeats and ("always", None, UserWarning, None, 0) not in warnings.filters:
             warnings.simplefilter("always", UserWarning)
+
+
+def say(message: str, category: type[Warning] = UserWarning, stacklevel: int = 1) -> None:
+    """Say ``message``: to the collector of the running call if there is one, else ``warnings.warn(message,
+    category)``, ``stacklevel`` counted from the caller as there."""
+    collector = _COLLECTOR.get()
+    if collector is None:
+        warnings.warn(message, category, stacklevel=stacklevel + 1)
+    else:
+        collector.append(message)
 
 
 def caught(call, *args, **kwargs):

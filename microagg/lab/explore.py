@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -13,7 +12,7 @@ import pandas as pd
 
 from ..base.checks import percent
 from ..base.labels import pooled_labels
-from ..base.said import caught
+from ..base.said import caught, say
 from ..data.preprocess import as_frame
 from ..metrics import group_stats
 from ..metrics.report import context
@@ -58,7 +57,7 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
                            method_params=dict(mp), **params)
         for note in said:  # the map's points are not meant to be k-anonymous records: the rest is said again
             if not SWEEP_QUIET.match(note):
-                warnings.warn(note, stacklevel=2)
+                say(note, stacklevel=2)
         seconds = time.perf_counter() - t0
         ctx = context(rel.original[rel.masked].to_numpy(np.float64), rel.in_input_order()[rel.masked].to_numpy(
             np.float64), rel.Z, rel.Zp, rel.masked, p=p)

@@ -38,7 +38,6 @@ docs/methods.md §5, decision 11):
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +46,7 @@ import pandas as pd
 from ..base.checks import as_matrix, check_finite, check_int, check_k, check_size
 from ..base.errors import MicroaggError
 from ..base.registry import Param, confidential_positions, get_method, register
+from ..base.said import say
 from ..data.preprocess import minmax_scale
 from . import numpy_engine
 from .pfcm import NORMALIZERS, select_pfcm
@@ -291,9 +291,9 @@ def _steps(Z: np.ndarray, k: int, confidential, **p) -> HmPfsomTrace:
         seeds.append(rows[local_seeds])
         offset += len(local_seeds)
     if lonely:
-        warnings.warn(f"HM-pfsom: {lonely} of {len(centres)} sub-microdata have a single confidential class (too "
-                      f"few records for k = {k} per class), so their groups are {k}-anonymous but not diverse. "
-                      "Lower k or c, or fix cs.", stacklevel=3)
+        say(f"HM-pfsom: {lonely} of {len(centres)} sub-microdata have a single confidential class (too "
+            f"few records for k = {k} per class), so their groups are {k}-anonymous but not diverse. "
+            "Lower k or c, or fix cs.", stacklevel=3)
     table = pd.concat(tables, ignore_index=True)[["level", "sub", "c", "PCAES", "iterations", "converged",
                                                   "smallest cluster", "clusters >= min_size", "chosen"]]
     return HmPfsomTrace(labels=labels, sub=sub, classes=classes, seeds=np.concatenate(seeds), centres=centres,

@@ -31,7 +31,6 @@ import os
 import sys
 import threading
 import types
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -39,6 +38,7 @@ import numpy as np
 
 from ..base.advice import duration, numpy_seconds
 from ..base.errors import MicroaggError
+from ..base.said import say
 from ..base.setting import Setting
 from . import numpy_engine
 
@@ -213,10 +213,10 @@ def compiled_for(k: Kernel, n: int, d: int = 10) -> bool:
     if not _warned:
         _warned.append(k.method)
         why = "numba is not installed" if not _importable() else "numba's JIT is disabled (NUMBA_DISABLE_JIT)"
-        warnings.warn(f"{why}: {k.method} on {n:,} records runs on the numpy kernels, which "
-                      f"take about {duration(numpy_seconds(n, d))} or more for an MDAV-type method at this size "
-                      "(the compiled ones take a small fraction of that). Install numba for them; said once.",
-                      RuntimeWarning, stacklevel=3)
+        say(f"{why}: {k.method} on {n:,} records runs on the numpy kernels, which "
+            f"take about {duration(numpy_seconds(n, d))} or more for an MDAV-type method at this size "
+            "(the compiled ones take a small fraction of that). Install numba for them; said once.",
+            RuntimeWarning, stacklevel=3)
     return False
 
 

@@ -9,13 +9,13 @@ release itself (``microagg.release.scale``).
 from __future__ import annotations
 
 import os
-import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..base.errors import MicroaggError
+from ..base.said import say
 from ..data.io import read_csv
 from ..data.preprocess import as_frame
 from . import stages
@@ -115,7 +115,7 @@ def release(data, spec: ReleaseSpec, labels=None) -> Release | DaskRelease:
     if isinstance(data, (str, os.PathLike)):
         table = read_csv(data)
         for note in table.notes:
-            warnings.warn(note, stacklevel=3)
+            say(note, stacklevel=3)
         data = table.data
     df = as_frame(data)
     try:

@@ -19,7 +19,6 @@ than k, released rows that are not k-anonymous); none validates its arguments ag
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +29,7 @@ from ..aggregate.survey import weighted_group_values
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels, pooled_labels
 from ..base.registry import Method
+from ..base.said import say
 from ..data.categories import NOMINAL, ORDINAL, Categories, drop_rows, encode
 from ..data.preprocess import Standardizer, check_scale, numeric_matrix
 from ..data.preprocess import renormalize as renormalized
@@ -119,7 +119,7 @@ def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
     for note in cats.notes if cats is not None else ():
-        warnings.warn(note, stacklevel=3)
+        say(note, stacklevel=3)
     _check_bounds_agree(spec, len(roles.masked))
     stratum = stratum_ids(df, roles.strata, spec.k)
     said = {"missing": spec.missing_categories, "cells": holes, "records left out": whole - len(df)} if holes else None
@@ -307,14 +307,14 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpe
     anonymity = k_anonymity(np.column_stack([codes, V] + ([] if codes_p is None else [codes_p])), k) \
         if roles.keys else masked_only
     if labels.ndim > 1 and not anonymity["k_anonymous"]:
-        warnings.warn(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
-                      f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
-                      "k); see the report.", stacklevel=3)
+        say(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
+            f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
+            "k); see the report.", stacklevel=3)
     elif not anonymity["k_anonymous"]:
-        warnings.warn(f"the key columns {roles.keys} break k-anonymity: the released rows are NOT {k}-anonymous on "
-                      f"the keys and masked columns ({anonymity['records_in_small_classes']} records in classes "
-                      f"smaller than k). Microaggregate inside strata of the keys (strata={roles.keys}) to keep "
-                      "it; see the report.", stacklevel=3)
+        say(f"the key columns {roles.keys} break k-anonymity: the released rows are NOT {k}-anonymous on "
+            f"the keys and masked columns ({anonymity['records_in_small_classes']} records in classes "
+            f"smaller than k). Microaggregate inside strata of the keys (strata={roles.keys}) to keep "
+            "it; see the report.", stacklevel=3)
     _warn_exact_median(masked.name, labels, prep.X, V, masked.survey is not None)
 
     names, cols, conf, keep = roles.names, roles.masked, roles.confidential, roles.kept
@@ -396,7 +396,7 @@ def _warn_exact_median(aggregation: str, labels: np.ndarray, X: np.ndarray, V: n
     cells, records = (100.0 * same.mean(), 100.0 * same.any(axis=1).mean()) if survey else exact_cells(X, V)
     if not cells:
         return
-    warnings.warn(f"median aggregation with groups of odd size publishes one member's own value: {cells:.1f} % of "
-                  f"the masked cells equal their original ({records:.1f} % of the records have at least one); see "
-                  "'exact cells' in the report, or use the mean.", stacklevel=4)
+    say(f"median aggregation with groups of odd size publishes one member's own value: {cells:.1f} % of "
+        f"the masked cells equal their original ({records:.1f} % of the records have at least one); see "
+        "'exact cells' in the report, or use the mean.", stacklevel=4)
 

@@ -3,6 +3,8 @@
 import threading
 import warnings
 
+import pytest
+
 from microagg.base import said
 
 
@@ -60,3 +62,36 @@ def test_nested_calls_keep_their_own_and_an_exception_leaves_no_collector():
     except ZeroDivisionError:
         pass
     assert said._COLLECTOR.get() is None
+
+
+def test_what_microagg_says_reaches_its_collector_while_another_thread_silences_warnings():
+    """A library in another thread holding ``catch_warnings`` (recording, everything ignored) for the whole call:
+    what ``say`` says still reaches this call's collector, and nothing of it reaches that thread's record."""
+    holding, done = threading.Event(), threading.Event()
+    recorded = []
+
+    def neighbour():
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("ignore")
+            holding.set()
+            done.wait(60)
+        recorded.extend(str(w.message) for w in seen)
+
+    thread = threading.Thread(target=neighbour)
+    thread.start()
+    assert holding.wait(60)
+    try:
+        _, notes = said.caught(lambda: [said.say("NOT 3-anonymous"), said.say("exact cells", RuntimeWarning)])
+    finally:
+        done.set()
+        thread.join()
+    assert notes == ("NOT 3-anonymous", "exact cells") and recorded == []
+
+
+def test_say_outside_a_collector_is_a_warning_of_its_category_at_the_callers_line():
+    def caller():
+        said.say("to the terminal", RuntimeWarning)
+
+    with pytest.warns(RuntimeWarning, match="to the terminal") as seen:
+        caller()
+    assert seen[0].filename == __file__ and seen[0].lineno == caller.__code__.co_firstlineno + 1
