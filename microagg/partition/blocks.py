@@ -23,6 +23,7 @@ The price is information loss: no group crosses a block boundary (measured in
 
 from __future__ import annotations
 
+import contextvars
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -162,7 +163,9 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
                 numba.set_num_threads(before)
     else:
         with ThreadPoolExecutor(min(n_jobs, len(rows)), initializer=one) as pool:
-            local = list(pool.map(run, rows))
+            # each block in a copy of this thread's context: what its kernel says reaches the caller's collector
+            # (base.said), not the terminal
+            local = [job.result() for job in [pool.submit(contextvars.copy_context().run, run, r) for r in rows]]
     labels = np.empty((len(Z),) + local[0].shape[1:], dtype=np.int64)
     offset = np.zeros(local[0].shape[1:], dtype=np.int64)
     for r, lab in zip(rows, local):

@@ -1,3 +1,4 @@
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -6,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
+from microagg.base import said
 from microagg.partition import block_partition, split_blocks
 from microagg.partition.mdav import mdav_kernel
 
@@ -236,3 +238,17 @@ def test_input_and_parameters_are_checked_once_and_every_block_goes_to_the_kerne
     assert all(b == (True, int, {"gamma": 1.1, "centroid": "fixed"}) for b in blocks)
     monkeypatch.undo()
     assert np.array_equal(labels, block_partition(Z, 3, "vmdav", block_size=100, gamma=1.1))
+
+
+def test_what_a_block_says_in_a_worker_thread_reaches_the_callers_collector():
+    """Blocks run in worker threads: a kernel's warning (HM-pfsom's sub-microdata that cannot be diverse) reaches the
+    collector of the call that started them (the dashboard's session), not the terminal."""
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(18, 3))
+    blocks = np.repeat([0, 1], 9)
+    with warnings.catch_warnings(record=True) as terminal:
+        warnings.simplefilter("always")
+        labels, notes = said.caught(block_partition, Z, 5, "hmpfsom", block_size=10, n_jobs=2, blocks=blocks,
+                                    confidential=[2], c=1, cs=2)
+    assert_groups_inside_blocks(labels, blocks, 5)
+    assert [n for n in notes if n.startswith("HM-pfsom:")] and not terminal
