@@ -51,6 +51,7 @@ from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 from ..base.registry import get_method
 from ..base.rows import HIGHER, LOWER, column_rows, group_rows, report_row, safety_rows
+from ..base.said import caught, say
 from ..data.io import csv_header, read_csv
 from ..data.preprocess import Standardizer, as_frame, check_scale
 from ..metrics import dld, k_anonymity, sse
@@ -338,6 +339,8 @@ def release_dask(data, spec: ReleaseSpec) -> DaskRelease:
                        shuffle_seed if shuffle else None, roles.keys)
             stats = _compute(client, [dask.delayed(_release)(p, i, job)
                                       for i, p in enumerate(shuffled.to_delayed())], progress, "release", timings)
+            for note in dict.fromkeys(note for s in stats for note in s["notes"]):  # what the workers' kernels said
+                say(note, stacklevel=3)
             address = client.scheduler.address
             table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
                             [c for c in names if c not in released], address, method, aggregation)
@@ -621,8 +624,8 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
     routed = df[BLOCK].to_numpy()
     ids = split_blocks(Z, job.k, job.block_size, blocks=routed, split_on=np.arange(dq))
     conf = {"confidential": list(range(dq, Z.shape[1]))} if job.uses_roles else {}
-    labels = block_partition(Z if job.uses_roles else Z[:, :dq], job.k, job.method, job.block_size, n_jobs=1,
-                             blocks=ids, **conf, **job.method_params)
+    labels, notes = caught(block_partition, Z if job.uses_roles else Z[:, :dq], job.k, job.method, job.block_size,
+                           n_jobs=1, blocks=ids, **conf, **job.method_params)  # said again by the driver
     Zq = Z[:, :dq]
     Zp = get_method("aggregate", job.aggregation).func(Zq, labels, **job.aggregation_params)
     X = df[job.masked].to_numpy(dtype=np.float64)
@@ -641,7 +644,7 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
     sample = np.isin(routed, list(job.dld_blocks))
     return {"file": path, "sse": sse(Zq, Zp), "size_counts": np.bincount(np.bincount(labels)),
             "blocks": np.bincount(ids), "min_class": an["min_class"],
-            "dld": (Zq[sample], Zp[sample]) if sample.any() else None}
+            "dld": (Zq[sample], Zp[sample]) if sample.any() else None, "notes": notes}
 
 
 # ----------------------------------------------------------------------------- driver helpers

@@ -270,3 +270,13 @@ def test_strata_are_the_blocks_and_keys_stay_k_anonymous(client, data, tmp_path)
     tiny = small.iloc[:40].assign(region=["north"] * 38 + ["south"] * 2)
     with pytest.raises(ma.MicroaggError, match="stratum region=south has 2 records, fewer than k = 3"):
         microaggregate_dask(tiny, 3, scheduler=client, out=tmp_path / "t", columns=COLS, strata=["region"])
+
+
+def test_what_a_workers_kernel_says_is_said_by_the_release(client, tmp_path):
+    """HM-pfsom's note on sub-microdata that cannot be diverse, said inside a worker's block, is said again by the
+    release on the driver, once, as the memory engine says it."""
+    df = pd.DataFrame(np.random.default_rng(1).normal(size=(40, 3)), columns=["a", "b", "conf"])
+    with pytest.warns(UserWarning, match="HM-pfsom: 1 of 1 sub-microdata have a single confidential class") as said:
+        microaggregate_dask(df, 5, method="hmpfsom", method_params={"c": 1, "cs": 2}, confidential=["conf"],
+                            out=tmp_path / "o", scheduler=client, block_size=10)
+    assert len([w for w in said if "HM-pfsom" in str(w.message)]) == 1
