@@ -103,13 +103,18 @@ class Kernels:
 
 
 def compile_kernels(state: Kernels, n: int) -> None:
-    """MDAV first (the default method), then every other partitioner, on samples of the engines ``n`` records take."""
+    """MDAV first (the default method), then every other partitioner, on samples of the engines ``n`` records take.
+    If the warm-up fails (the error goes to the server's log), the sessions waiting for MDAV go on: their own run
+    compiles, and says any error, instead of waiting for ever."""
     def ready(name: str) -> None:
         if name == "mdav":
             state.mdav.set()
 
-    with state.compiles:
-        warmup.warm_up("mdav", ready=ready, n=n)
+    try:
+        with state.compiles:
+            warmup.warm_up("mdav", ready=ready, n=n)
+    finally:
+        state.mdav.set()
 
 
 @st.cache_resource(show_spinner=False)

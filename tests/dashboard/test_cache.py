@@ -3,6 +3,7 @@ the data standardized once per change and not at all when only the method or the
 keyed on the part of the specification its stages read."""
 
 import collections
+import threading
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,23 @@ def test_a_bad_blas_thread_count_gets_one_message(monkeypatch, value):
     monkeypatch.setenv("MICROAGG_BLAS_THREADS", "1")  # back to the server's default for the other tests
     cache.blas_threads.clear()
     assert cache.blas_threads() == 1
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_failed_warm_up_lets_the_pages_waiting_for_mdav_go_on(monkeypatch):
+    """The background compile fails (a kernel cache it cannot write, memory): the sessions waiting for MDAV go on
+    (their own run then compiles and says any error) instead of waiting for ever."""
+    def fails(*args, **kwargs):
+        raise OSError("the kernel cache cannot be written")
+
+    monkeypatch.setattr(cache.warmup, "warm_up", fails)
+    monkeypatch.setattr(cache.warmup, "compiles_for", lambda n: True)
+    st.cache_resource.clear()
+    try:
+        waiting = threading.Thread(target=cache.wait_for_mdav, args=(50_000,), daemon=True)
+        waiting.start()
+        waiting.join(60)
+        assert not waiting.is_alive()
+        cache.kernels().thread.join(60)
+    finally:
+        st.cache_resource.clear()
