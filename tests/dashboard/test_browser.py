@@ -29,11 +29,13 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                             str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ENV)
+    log = tmp_path_factory.mktemp("server") / "streamlit.log"  # a file, never a pipe nobody reads (it fills up)
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
+                                 str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+                                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=ENV)
     url = f"http://127.0.0.1:{port}"
     for _ in range(120):
         try:
@@ -43,7 +45,8 @@ def server():
             time.sleep(0.5)
     else:
         proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+        proc.wait(timeout=20)
+        pytest.fail("streamlit did not start: " + log.read_text(errors="replace")[-2000:])
     yield url
     proc.terminate()
     proc.wait(timeout=20)
@@ -168,7 +171,9 @@ def test_an_uploaded_csv_runs_and_its_recipes_write_the_downloaded_file(page, tm
     page.wait_for_selector("text=Information loss (IL)", timeout=120_000)
     idle(page)
     set_number(page, "k (minimum group size)", 150)  # k = n / 2: two groups
-    assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text() == "2"
+    from playwright.sync_api import expect  # retried until the rerun shows it: a loaded machine may start it late
+
+    expect(page.locator('[data-testid="stMetricValue"]').nth(1)).to_have_text("2", timeout=120_000)
     for tab in TABS:
         open_tab(page, tab)
         assert page.locator('[data-testid="stException"]').count() == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import http.client
 import os
 import signal
 import socket
@@ -94,8 +95,10 @@ async def _run_page(port: int, cookie: str | None) -> list[str]:
 def test_two_processes_behind_one_port_serve_whole_pages_and_keep_each_browser_on_its_own(tmp_path):
     port = _free_ports(3)
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
-    proc = subprocess.Popen([sys.executable, "-m", "microagg.dashboard.serve", "--processes", "2", "--port",
-                             str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "serve.log"  # a file, never a pipe read only at the end (the processes would block on it)
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "microagg.dashboard.serve", "--processes", "2", "--port",
+                                 str(port)], cwd=ROOT, env=env, stdout=out, stderr=out, text=True)
     try:
         deadline = time.monotonic() + 240
         while True:
@@ -103,7 +106,7 @@ def test_two_processes_behind_one_port_serve_whole_pages_and_keep_each_browser_o
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
                 break
             except OSError:
-                assert proc.poll() is None, proc.stderr.read()
+                assert proc.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, "the public port did not answer"
                 time.sleep(0.5)
         cookies = []
@@ -129,18 +132,39 @@ def test_two_processes_behind_one_port_serve_whole_pages_and_keep_each_browser_o
         children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
         assert len(children) == 2
         os.kill(children[1], signal.SIGKILL)
-        time.sleep(1)
+        deadline = time.monotonic() + 60
+        while not _moved(port):  # a request while the process dies may fail; once it has died, none does
+            assert time.monotonic() < deadline, "the browsers of the stopped process were not sent to the other"
+            time.sleep(0.1)
         for _ in range(3):
-            request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"Cookie": "microagg-server=1"})
-            with urllib.request.urlopen(request, timeout=30) as page:
-                assert page.status == 200 and page.headers["Set-Cookie"].startswith("microagg-server=0")
+            assert _moved(port)
     finally:  # the processes are the public port's own: stopping it stops them
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        proc.wait(timeout=60)
+    err = log.read_text()
     assert proc.returncode == 0 and "stopped (exit code" in err and "Traceback" not in err
-    time.sleep(1)
-    assert not any(Path(f"/proc/{c}").exists() and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()
-                   for c in children)
+    deadline = time.monotonic() + 30
+    while not all(_dead(c) for c in children):
+        assert time.monotonic() < deadline, "a dashboard process outlived the public port"
+        time.sleep(0.1)
+
+
+def _moved(port: int) -> bool:
+    """Whether a browser of process 1 is now answered by process 0, with its cookie."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"Cookie": "microagg-server=1"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as page:
+            return page.status == 200 and (page.headers["Set-Cookie"] or "").startswith("microagg-server=0")
+    except (OSError, http.client.HTTPException):  # the dying process's connection, closed or refused
+        return False
+
+
+def _dead(pid: int) -> bool:
+    """Whether process ``pid`` has stopped (gone, or a zombie waiting for its parent)."""
+    try:
+        return "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    except FileNotFoundError:
+        return True
 
 
 def test_the_servers_config_leaves_out_the_full_collection_after_every_run():
