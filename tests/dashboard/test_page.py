@@ -242,6 +242,26 @@ def test_dld_rule_drives_the_risk_utility_map_which_is_marked_stale_not_recomput
     assert next(d.value for d in at.dataframe if "SDID" in d.value.columns)["DLD"].tolist() == pytest.approx(expected)
 
 
+def test_what_the_maps_runs_say_is_shown_under_the_map(monkeypatch):
+    """A warning said by one of the map's runs (here added to the real sweep, as a run's kernel says it) is shown
+    under the map, in the session that computed it."""
+    from microagg.base.said import say
+    from microagg.dashboard.tabs import risk
+
+    def saying(*args, **kwargs):
+        say("a run of the map said this")
+        return risk_utility(*args, **kwargs)
+
+    monkeypatch.setattr(risk, "risk_utility", saying)
+    at = open_tab(start(), "Risk & utility")
+    at.slider(key="ru-k").set_value((3, 4)).run()
+    assert not any("runs said" in e.label for e in at.expander)
+    at.button(key="ru-go").click().run()
+    ok(at)
+    said = [e for e in at.expander if e.label == "What the map's runs said (1)"]
+    assert len(said) == 1 and "a run of the map said this" in said[0].markdown[0].value
+
+
 # --------------------------------------------------------------------------- every widget at its extremes
 
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from ...base.errors import MicroaggError
 from ...base.registry import DIFFERENTIAL_PRIVACY, methods
+from ...base.said import caught
 from ...figures import plots, tables
 from ...lab.baselines import BASELINES
 from ...lab.explore import pareto_frontier, risk_utility
@@ -66,13 +67,14 @@ def tab_risk(s: Setup, r: Result) -> None:
 
 def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, runs: tuple, aggregation: str,
              p: float, rule: str, baselines: tuple = ()):
-    """``runs``: (method, its parameters as a sorted tuple) pairs; ``baselines``: names of comparison methods."""
+    """``runs``: (method, its parameters as a sorted tuple) pairs; ``baselines``: names of comparison methods. The
+    map and what its runs said (warnings), for this session only."""
     bar = st.progress(0.0, text="Computing the risk-utility map…")
-    frame = risk_utility(df, ks, {m: (m, dict(mp)) for m, mp in runs}, aggregation, list(columns), p=p, dld_rule=rule,
-                         confidential=list(confidential) or None, baselines=list(baselines),
-                         progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
+    frame, notes = caught(risk_utility, df, ks, {m: (m, dict(mp)) for m, mp in runs}, aggregation, list(columns), p=p,
+                          dld_rule=rule, confidential=list(confidential) or None, baselines=list(baselines),
+                          progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
     bar.empty()
-    return frame
+    return frame, notes
 
 
 @st.fragment
@@ -97,15 +99,16 @@ def ru_map(s: Setup) -> None:
            float(s.eparams["p"]), s.dld_rule, tuple(compare))
     if st.button("Compute the map", key="ru-go", disabled=not ru_methods):
         try:
-            frame = ru_sweep(s.df, tuple(s.masked), tuple(s.confidential), ks, runs, s.agg.name,
-                             float(s.eparams["p"]), s.dld_rule, tuple(compare))
+            frame, notes = ru_sweep(s.df, tuple(s.masked), tuple(s.confidential), ks, runs, s.agg.name,
+                                    float(s.eparams["p"]), s.dld_rule, tuple(compare))
         except MicroaggError as exc:
             st.error(str(exc))
             return
-        st.session_state["ru-result"] = (now, frame, s.part.name, RULE_TITLES[s.dld_rule], float(s.eparams["p"]))
+        st.session_state["ru-result"] = (now, frame, s.part.name, RULE_TITLES[s.dld_rule], float(s.eparams["p"]),
+                                         notes)
     if "ru-result" not in st.session_state:
         return
-    shown_for, frame, method, rule, p = st.session_state["ru-result"]
+    shown_for, frame, method, rule, p, notes = st.session_state["ru-result"]
     stale_note("map", shown_for, now)
     utility_name, risk_name = axes_pair.split(" vs ")
     st.plotly_chart(plots.ru_map(frame, risk=risk_name, utility=utility_name,
@@ -119,3 +122,6 @@ def ru_map(s: Setup) -> None:
     st.caption(f"DLD rule: {rule}; SDID interval p = {p:g} % of the sd (sidebar, Metrics); {method} with the "
                "sidebar's parameters. Comparison methods (no k; 'setting' is their level, docs/methods.md §6) are "
                "drawn with seed 0 and are never k-anonymous.")
+    if notes:
+        with st.expander(f"What the map's runs said ({len(notes)})"):
+            st.markdown("\n".join(f"- {note}" for note in notes))
