@@ -1,17 +1,19 @@
 """What a computation said (its warnings), collected for the caller that ran it, without touching the process-wide
 warnings state per call.
 
-microagg's own warnings are said with :func:`say`: inside a collector (:func:`caught`) the text goes straight to it,
-never through the ``warnings`` module, so no other thread's ``catch_warnings`` (pandas opens one on many calls) can
-redirect or silence it; outside one it is a warning as usual. Other libraries' warnings reach the collector through
-the hook below, as well as the process-wide state lets them.
+microagg's own warnings are said with :func:`say`: inside a collector (:func:`caught`, :func:`heard`) the text goes
+straight to it, never through the ``warnings`` module, so no other thread's ``catch_warnings`` (pandas opens one on
+many calls) can redirect or silence it, and no filter applies to it; outside one it is a warning as usual. Other
+libraries' warnings reach the collector through a hook, as far as the process-wide state lets them:
+``warnings.catch_warnings`` swaps the process-wide filters and ``warnings.showwarning`` while it runs, so with several
+threads computing at once (the dashboard's sessions) it can mix, silence or lose their messages. :func:`install`
+replaces ``warnings.showwarning`` once by a hook that hands each warning to the collector of the running call (a
+:class:`contextvars.ContextVar`, so one per thread); outside a collector a warning goes where it went before (the
+terminal). ``repeats=True`` also shows every repeat of those warnings (a filter ``always`` for UserWarning).
 
-``warnings.catch_warnings`` swaps the process-wide filters and ``warnings.showwarning`` while it runs, so with
-several threads computing at once (the dashboard's sessions) it mixes their messages, silences the others' and loses
-some. Instead :func:`install` replaces ``warnings.showwarning`` once by a hook that hands each warning to the
-collector of the running call (a :class:`contextvars.ContextVar`, so one per thread); outside a collector a warning
-goes where it went before (the terminal). ``repeats=True`` also shows every repeat of microagg's warnings (a filter
-``always`` for UserWarning), so a message said once is said again to the next call that causes it.
+Work handed to other threads or processes (blocks, Dask workers) collects what it said with :func:`heard` and the
+caller says it again with :func:`again`, in the order of the work, each as it was said (its category, microagg's or
+another library's).
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ from __future__ import annotations
 import threading
 import warnings
 from contextvars import ContextVar
+from typing import NamedTuple
+
+
+class Said(NamedTuple):
+    """One warning said during a call."""
+
+    text: str
+    category: type[Warning]
+    own: bool  # said by microagg (:func:`say`), not by another library
 
 _COLLECTOR: ContextVar[list | None] = ContextVar("said", default=None)
 _INSTALL = threading.Lock()
@@ -31,7 +42,7 @@ def _show(message, category, filename, lineno, file=None, line=None):
     if collector is None:
         _original(message, category, filename, lineno, file, line)
     else:
-        collector.append(str(message))
+        collector.append(Said(str(message), category, False))
 
 
 def install(repeats: bool = False) -> None:
@@ -55,11 +66,11 @@ def say(message: str, category: type[Warning] = UserWarning, stacklevel: int = 1
     if collector is None:
         warnings.warn(message, category, stacklevel=stacklevel + 1)
     else:
-        collector.append(message)
+        collector.append(Said(message, category, True))
 
 
-def caught(call, *args, **kwargs):
-    """``call(*args, **kwargs)`` and the texts of the warnings it raised in this thread, once each, in order."""
+def heard(call, *args, **kwargs):
+    """``call(*args, **kwargs)`` and what it said in this thread (:class:`Said`), once each, in order."""
     install()
     token = _COLLECTOR.set([])
     try:
@@ -68,3 +79,23 @@ def caught(call, *args, **kwargs):
     finally:
         _COLLECTOR.reset(token)
     return out, tuple(dict.fromkeys(seen))
+
+
+def again(notes, stacklevel: int = 1) -> None:
+    """Say ``notes`` (:func:`heard`'s) again, each as it was said: microagg's with :func:`say`, another library's as
+    its warning; ``stacklevel`` counted from the caller."""
+    for note in notes:
+        if note.own:
+            say(note.text, note.category, stacklevel + 1)
+        else:
+            warnings.warn(note.text, note.category, stacklevel=stacklevel + 1)
+
+
+def caught(call, *args, own: bool = False, **kwargs):
+    """``call(*args, **kwargs)`` and the texts of the warnings it said in this thread, once each, in order; with
+    ``own``, microagg's only (what a page shows: other libraries' warnings go to the terminal)."""
+    out, seen = heard(call, *args, **kwargs)
+    kept = tuple(dict.fromkeys(note.text for note in seen if note.own or not own))
+    if own:
+        again([note for note in seen if not note.own], 2)
+    return out, kept

@@ -3,8 +3,9 @@ partition, aggregate and release, each keyed on the part of the specification it
 release it shows (:class:`Released`, :class:`Result`) and the background warm-up of the numba kernels. The stages'
 caches are Streamlit's, shared by every session of the server, keyed on every byte of the data (:data:`EXACT`) and
 bounded; what one session chose by chance (the noise seed of an empty seed box) is drawn in its own session state
-(``sidebar``), never here. The warnings a computation said are kept with its result (same inputs, same notes) and
-collected per run (``base.said``), never through the process-wide warnings state."""
+(``sidebar``), never here. The warnings microagg said during a computation are kept with its result (same inputs,
+same notes), collected per run (``base.said``), never through the process-wide warnings state; other libraries'
+warnings go to the server's terminal."""
 
 from __future__ import annotations
 
@@ -205,7 +206,7 @@ def prepared(df: pd.DataFrame, spec: ReleaseSpec) -> tuple[stages.Prepared, tupl
     same data and options (a change of method or α standardizes nothing), and the warnings said. Shared by the runs
     and sessions that show it: the stages read it and never modify it. MicroaggError propagates."""
     part = data_part(spec)
-    return caught(lambda: stages.standardize(df, stages.roles_of(df, part), part))
+    return caught(lambda: stages.standardize(df, stages.roles_of(df, part), part), own=True)
 
 
 @st.cache_data(show_spinner="Partitioning…", max_entries=64,
@@ -214,7 +215,7 @@ def partition(df: pd.DataFrame, spec: ReleaseSpec) -> tuple[np.ndarray, tuple]:
     """The partition stage alone (no aggregation, no report), kept for every aggregation of it: its labels are then
     aggregated by :func:`release`; and the warnings said (standardizing too)."""
     prep, said = prepared(df, spec)
-    labels, notes = caught(lambda: stages.partition(prep, spec)[0])
+    labels, notes = caught(lambda: stages.partition(prep, spec)[0], own=True)
     return labels, tuple(dict.fromkeys(said + notes))
 
 
@@ -252,7 +253,7 @@ class Released:
         if mine:  # with missing cells the report's two metrics take no options (metrics §4.27)
             try:
                 job.set_result(caught(lambda: self.rel.report(
-                    metrics=metrics, **({} if self.rel.missing_cells else dict(eparams)))))
+                    metrics=metrics, **({} if self.rel.missing_cells else dict(eparams))), own=True))
             except BaseException as exc:  # the waiting sessions get it too; kept only if it is the inputs' fault
                 job.set_exception(exc)
                 if not isinstance(exc, MicroaggError):
@@ -289,7 +290,7 @@ def release(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> Released
                              {**spec.engine.info(spec.k), "refine": spec.refine})
         return rel, rel.in_input_order()
 
-    (rel, in_order), notes = caught(run)
+    (rel, in_order), notes = caught(run, own=True)
     return Released(rel, in_order, notes)
 
 

@@ -4,6 +4,8 @@ The tabs in their order are :data:`TABS`, each drawn by a function of a module o
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -49,15 +51,20 @@ def headline(s: Setup, r: Result) -> None:
     caveats(s, r, values)
 
 
+ANONYMITY = re.compile(r".*NOT \d+-anonymous")  # the release's notes on k-anonymity: said by its first caveat
+EXACT = re.compile(r"median aggregation with groups of odd size")  # said by the caveat on exact cells
+
+
 def caveats(s: Setup, r: Result, values: pd.Series) -> None:
-    """What the release does not protect, said on the page (``values``: the summary's, over all attributes)."""
+    """What the release does not protect, said on the page (``values``: the summary's, over all attributes), and
+    every other warning its run said (HM-pfsom's classes that cannot be diverse, say)."""
     k_anonymous = bool(values["k-anonymous"])
     if not k_anonymous and s.keys and s.part.record_level:
         st.warning(f"**The key columns {', '.join(s.keys)} break k-anonymity:** "
                    f"{int(values['records in classes < k'])} released rows share their keys and masked values with "
                    "fewer than k others. Tick 'Microaggregate inside each combination of the keys'.", icon="⚠️")
     elif not k_anonymous:
-        why = " ".join(r.notes) or s.part.summary
+        why = " ".join(note for note in r.notes if ANONYMITY.match(note)) or s.part.summary
         st.warning(f"**This release is not k-anonymous as whole records.** {why}", icon="⚠️")
     uncovered = r.summary[r.summary["metric"].str.startswith("kept column not in the k-anonymity check")]
     for row in uncovered.itertuples():
@@ -73,6 +80,9 @@ def caveats(s: Setup, r: Result, values: pd.Series) -> None:
     if exact:
         st.info(f"Released with their exact values: {', '.join(exact)} (confidential or kept unmasked). Check that "
                 "no identifier (name, ID, record number) is among them.", icon="ℹ️")
+    for note in r.notes:
+        if not (ANONYMITY.match(note) or EXACT.match(note)):
+            st.warning(note, icon="⚠️")
 
 
 # The tabs in their order: a title and a function drawing it from the sidebar's choices and the release (README,

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..base.checks import percent
 from ..base.labels import pooled_labels
-from ..base.said import caught, say
+from ..base.said import again, heard
 from ..data.preprocess import as_frame
 from ..metrics import group_stats
 from ..metrics.report import context
@@ -53,11 +53,10 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
     rows = []
     for i, (label, method, mp, k) in enumerate(todo):
         t0 = time.perf_counter()
-        rel, said = caught(microaggregate, data, k, method=method, aggregation=aggregation, columns=columns,
+        rel, said = heard(microaggregate, data, k, method=method, aggregation=aggregation, columns=columns,
                            method_params=dict(mp), **params)
-        for note in said:  # the map's points are not meant to be k-anonymous records: the rest is said again
-            if not SWEEP_QUIET.match(note):
-                say(note, stacklevel=2)
+        # the map's points are not meant to be k-anonymous records: the rest is said again
+        again([note for note in said if not SWEEP_QUIET.match(note.text)], 2)
         seconds = time.perf_counter() - t0
         ctx = context(rel.original[rel.masked].to_numpy(np.float64), rel.in_input_order()[rel.masked].to_numpy(
             np.float64), rel.Z, rel.Zp, rel.masked, p=p)

@@ -23,7 +23,6 @@ The price is information loss: no group crosses a block boundary (measured in
 
 from __future__ import annotations
 
-import contextvars
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,6 +32,7 @@ from ..base.advice import threads_available
 from ..base.checks import check_int, check_k
 from ..base.errors import MicroaggError
 from ..base.registry import get_method, partition_input
+from ..base.said import again, heard
 from . import kernels
 from .geometry import principal_axis
 from .igd import check_refine, refined
@@ -145,9 +145,12 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
     if n_jobs < 1:
         raise MicroaggError(f"n_jobs must be >= 1 (threads running blocks); got {n_jobs}.")
 
-    def run(r):
+    def block(r):
         labels = np.asarray(part.kernel(Z[r], k, **params))
         return labels if refine == "none" else refined(np.ascontiguousarray(Z[r][:, quasi]), labels, k)
+
+    def run(r):  # the labels and what the block said, said again below in the order of the blocks
+        return heard(block, r)
 
     numba = kernels.numba_for(max(map(len, rows)))  # None: every block runs on the numpy kernels
     one = (lambda: None) if numba is None else (lambda: numba.set_num_threads(1))
@@ -163,9 +166,9 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
                 numba.set_num_threads(before)
     else:
         with ThreadPoolExecutor(min(n_jobs, len(rows)), initializer=one) as pool:
-            # each block in a copy of this thread's context: what its kernel says reaches the caller's collector
-            # (base.said), not the terminal
-            local = [job.result() for job in [pool.submit(contextvars.copy_context().run, run, r) for r in rows]]
+            local = list(pool.map(run, rows))
+    again(dict.fromkeys(note for _, notes in local for note in notes), 3)  # to the caller's collector, if any
+    local = [lab for lab, _ in local]
     labels = np.empty((len(Z),) + local[0].shape[1:], dtype=np.int64)
     offset = np.zeros(local[0].shape[1:], dtype=np.int64)
     for r, lab in zip(rows, local):

@@ -51,7 +51,7 @@ from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 from ..base.registry import get_method
 from ..base.rows import HIGHER, LOWER, column_rows, group_rows, report_row, safety_rows
-from ..base.said import caught, say
+from ..base.said import again, heard
 from ..data.io import csv_header, read_csv
 from ..data.preprocess import Standardizer, as_frame, check_scale
 from ..metrics import dld, k_anonymity, sse
@@ -339,8 +339,7 @@ def release_dask(data, spec: ReleaseSpec) -> DaskRelease:
                        shuffle_seed if shuffle else None, roles.keys)
             stats = _compute(client, [dask.delayed(_release)(p, i, job)
                                       for i, p in enumerate(shuffled.to_delayed())], progress, "release", timings)
-            for note in dict.fromkeys(note for s in stats for note in s["notes"]):  # what the workers' kernels said
-                say(note, stacklevel=3)
+            again(dict.fromkeys(note for s in stats for note in s["notes"]), 3)  # what the workers' kernels said
             address = client.scheduler.address
             table = _report(stats, sst, k, n, B, plan, block_sizes, Xs.shape[0], masked, conf, keep,
                             [c for c in names if c not in released], address, method, aggregation)
@@ -616,7 +615,8 @@ def _route(df: pd.DataFrame, plan: BlockPlan | StrataPlan, cols: list[str], offs
 
 
 def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
-    """Microaggregate one shuffled partition (whole blocks), write it as Parquet and return its sums."""
+    """Microaggregate one shuffled partition (whole blocks), write it as Parquet and return its sums and what its
+    blocks said (the driver says it again)."""
     df = df.reset_index()
     df = df.iloc[np.lexsort((df[ROW].to_numpy(), df[BLOCK].to_numpy()))].reset_index(drop=True)
     dq = len(job.masked)
@@ -624,7 +624,7 @@ def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
     routed = df[BLOCK].to_numpy()
     ids = split_blocks(Z, job.k, job.block_size, blocks=routed, split_on=np.arange(dq))
     conf = {"confidential": list(range(dq, Z.shape[1]))} if job.uses_roles else {}
-    labels, notes = caught(block_partition, Z if job.uses_roles else Z[:, :dq], job.k, job.method, job.block_size,
+    labels, notes = heard(block_partition, Z if job.uses_roles else Z[:, :dq], job.k, job.method, job.block_size,
                            n_jobs=1, blocks=ids, **conf, **job.method_params)  # said again by the driver
     Zq = Z[:, :dq]
     Zp = get_method("aggregate", job.aggregation).func(Zq, labels, **job.aggregation_params)

@@ -64,24 +64,31 @@ def test_nested_calls_keep_their_own_and_an_exception_leaves_no_collector():
     assert said._COLLECTOR.get() is None
 
 
-def test_what_microagg_says_reaches_its_collector_while_another_thread_silences_warnings():
-    """A library in another thread holding ``catch_warnings`` (recording, everything ignored) for the whole call:
-    what ``say`` says still reaches this call's collector, and nothing of it reaches that thread's record."""
-    holding, done = threading.Event(), threading.Event()
+def test_what_microagg_says_reaches_its_collector_while_another_thread_records_warnings():
+    """A library in another thread opens ``catch_warnings`` (recording everything) while a call runs, after the call
+    installed its hook: what ``say`` says still reaches the call's collector, and nothing of it that thread's
+    record."""
+    started, holding, done = threading.Event(), threading.Event(), threading.Event()
     recorded = []
 
     def neighbour():
+        started.wait(60)
         with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("always")
             holding.set()
             done.wait(60)
         recorded.extend(str(w.message) for w in seen)
 
+    def call():
+        started.set()
+        assert holding.wait(60)
+        said.say("NOT 3-anonymous")
+        said.say("exact cells", RuntimeWarning)
+
     thread = threading.Thread(target=neighbour)
     thread.start()
-    assert holding.wait(60)
     try:
-        _, notes = said.caught(lambda: [said.say("NOT 3-anonymous"), said.say("exact cells", RuntimeWarning)])
+        _, notes = said.caught(call)
     finally:
         done.set()
         thread.join()
@@ -95,3 +102,27 @@ def test_say_outside_a_collector_is_a_warning_of_its_category_at_the_callers_lin
     with pytest.warns(RuntimeWarning, match="to the terminal") as seen:
         caller()
     assert seen[0].filename == __file__ and seen[0].lineno == caller.__code__.co_firstlineno + 1
+
+
+def work():
+    said.say("a note")
+    said.say("a cost", RuntimeWarning)
+    warnings.warn("a library's", FutureWarning, stacklevel=1)
+    said.say("a note")
+
+
+def test_heard_keeps_each_warning_as_it_was_said_for_the_caller_to_say_again():
+    _, notes = said.heard(work)
+    assert notes == (said.Said("a note", UserWarning, True), said.Said("a cost", RuntimeWarning, True),
+                     said.Said("a library's", FutureWarning, False))
+    _, again = said.heard(said.again, notes)  # in another collector: the same, in order
+    assert again == notes
+    with pytest.warns(RuntimeWarning, match="a cost"):  # outside one: warnings of their categories
+        said.again(notes[1:2])
+
+
+def test_caught_own_keeps_microaggs_warnings_and_sends_the_others_on():
+    with pytest.warns(FutureWarning, match="a library's"):
+        _, notes = said.caught(work, own=True)
+    assert notes == ("a note", "a cost")
+    assert said.caught(work)[1] == ("a note", "a cost", "a library's")

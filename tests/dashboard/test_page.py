@@ -242,6 +242,18 @@ def test_dld_rule_drives_the_risk_utility_map_which_is_marked_stale_not_recomput
     assert next(d.value for d in at.dataframe if "SDID" in d.value.columns)["DLD"].tolist() == pytest.approx(expected)
 
 
+def test_a_warning_of_the_run_that_no_caveat_covers_is_on_the_page():
+    """HM-pfsom at k = 300 on Census: its sub-microdata cannot hold two confidential classes of k records each, so
+    its groups are k-anonymous but not diverse. The run says so, and the page shows it, once."""
+    at = start()
+    at.selectbox(key="method").set_value(ma.registry.get_method("partition", "hmpfsom").title).run()
+    at.number_input(key="k").set_value(300).run()
+    ok(at)
+    assert shown(at)["k-anonymous"] == "yes"
+    notes = [w.value for w in at.warning if "single confidential class" in w.value]
+    assert len(notes) == 1 and notes[0].startswith("HM-pfsom: 2 of 2 sub-microdata")
+
+
 def test_what_the_maps_runs_say_is_shown_under_the_map(monkeypatch):
     """A warning said by one of the map's runs (here added to the real sweep, as a run's kernel says it) is shown
     under the map, in the session that computed it."""

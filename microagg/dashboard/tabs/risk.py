@@ -72,7 +72,8 @@ def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, r
     bar = st.progress(0.0, text="Computing the risk-utility map…")
     frame, notes = caught(risk_utility, df, ks, {m: (m, dict(mp)) for m, mp in runs}, aggregation, list(columns), p=p,
                           dld_rule=rule, confidential=list(confidential) or None, baselines=list(baselines),
-                          progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"))
+                          progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"),
+                          own=True)
     bar.empty()
     return frame, notes
 
