@@ -7,9 +7,9 @@ many calls) can redirect or silence it, and no filter applies to it; outside one
 libraries' warnings reach the collector through a hook, as far as the process-wide state lets them:
 ``warnings.catch_warnings`` swaps the process-wide filters and ``warnings.showwarning`` while it runs, so with several
 threads computing at once (the dashboard's sessions) it can mix, silence or lose their messages. :func:`install`
-replaces ``warnings.showwarning`` once by a hook that hands each warning to the collector of the running call (a
+replaces ``warnings.showwarning`` by a hook that hands each warning to the collector of the running call (a
 :class:`contextvars.ContextVar`, so one per thread); outside a collector a warning goes where it went before (the
-terminal). ``repeats=True`` also shows every repeat of those warnings (a filter ``always`` for UserWarning).
+terminal). The filters are never changed: what a caller silences stays silent outside the collector.
 
 Work handed to other threads or processes (blocks, Dask workers) collects what it said with :func:`heard` and the
 caller says it again with :func:`again`, in the order of the work, each as it was said (its category, microagg's or
@@ -34,7 +34,6 @@ class Said(NamedTuple):
 _COLLECTOR: ContextVar[list | None] = ContextVar("said", default=None)
 _INSTALL = threading.Lock()
 _original = None
-_repeats = False
 
 
 def _show(message, category, filename, lineno, file=None, line=None):
@@ -45,18 +44,14 @@ def _show(message, category, filename, lineno, file=None, line=None):
         collector.append(Said(str(message), category, False))
 
 
-def install(repeats: bool = False) -> None:
+def install() -> None:
     """Route warnings to the collector of the running call. Process-wide, once: the hook is installed again only if
-    something replaced it since (a ``catch_warnings`` that began before and ended after), and once ``repeats`` was
-    asked for, the ``always`` filter is put back the same way."""
-    global _original, _repeats
+    something replaced it since (a ``catch_warnings`` that began before and ended after)."""
+    global _original
     with _INSTALL:
-        _repeats = _repeats or repeats
         if warnings.showwarning is not _show:
             _original = warnings.showwarning
             warnings.showwarning = _show
-        if _repeats and ("always", None, UserWarning, None, 0) not in warnings.filters:
-            warnings.simplefilter("always", UserWarning)
 
 
 def say(message: str, category: type[Warning] = UserWarning, stacklevel: int = 1) -> None:

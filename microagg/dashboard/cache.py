@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 from ..base.advice import threads_available
 from ..base.checks import check_int
 from ..base.errors import MicroaggError
-from ..base.said import caught, install
+from ..base.said import caught
 from ..data.datasets import list_datasets, load_dataset
 from ..data.io import CsvTable, read_csv, write_csv
 from ..figures import plots
@@ -40,12 +40,11 @@ from ..release.spec import OPTION, Params, ReleaseSpec
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
-# The server's process-wide settings (README, "A class on one server"): each warning goes to the run that raised it,
-# every time it is raised (base.said), from the dashboard's first import; BLAS runs one thread per call from the first
+# The server's process-wide setting (README, "A class on one server"): BLAS runs one thread per call from the first
 # page on (blas_threads), so that sessions computing at once share the cores instead of oversubscribing them (two
 # OpenBLAS threads per call on two cores made ten concurrent reports 8x slower); MICROAGG_BLAS_THREADS sets another
-# number.
-install(repeats=True)
+# number. Each warning microagg says goes to the run that said it, every time, with no process-wide setting
+# (base.said).
 BLAS_ENV = "MICROAGG_BLAS_THREADS"
 
 

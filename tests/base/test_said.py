@@ -9,17 +9,16 @@ from microagg.base import said
 
 
 def speak(who: int, times: int, barrier: threading.Barrier | None = None):
-    """Warn ``times`` times as ``who`` (the same message from the same line: repeats), meeting the other threads
+    """Say ``times`` times as ``who`` (the same message from the same line: repeats), meeting the other threads
     half-way so that their calls overlap."""
     for i in range(times):
         if barrier is not None and i == times // 2:
             barrier.wait()
-        warnings.warn(f"said by {who}", UserWarning, stacklevel=1)
+        said.say(f"said by {who}")
     return who
 
 
 def test_each_thread_gets_its_own_warnings_and_every_one_of_them():
-    said.install(repeats=True)  # as the dashboard does: every repeat said again
     n, rounds = 8, 25
     results = {}
     barrier = threading.Barrier(n)
@@ -42,7 +41,7 @@ def test_each_thread_gets_its_own_warnings_and_every_one_of_them():
 
 
 def test_a_warning_outside_a_collector_goes_where_it_went_before():
-    said.install(repeats=True)
+    said.install()
     with warnings.catch_warnings(record=True) as seen:  # the terminal's hook, as pytest and the CLI see it
         said.install()  # catch_warnings replaced the hook: it is put back, in front of the recorder
         warnings.warn("to the terminal", UserWarning, stacklevel=1)
@@ -126,3 +125,16 @@ def test_caught_own_keeps_microaggs_warnings_and_sends_the_others_on():
         _, notes = said.caught(work, own=True)
     assert notes == ("a note", "a cost")
     assert said.caught(work)[1] == ("a note", "a cost", "a library's")
+
+
+def test_a_callers_filters_still_silence_what_is_said_again_outside_a_collector():
+    """Work collected with ``heard`` (as blocks are) inside a caller's ``catch_warnings`` that ignores UserWarning:
+    said again outside any collector, nothing gets past the caller's filter, and the filters are left as they were."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UserWarning)
+        filters = list(warnings.filters)
+        _, notes = said.heard(work)
+        said.again(notes)
+        assert warnings.filters == filters
+    assert [str(w.message) for w in seen] == ["a cost", "a library's"]
