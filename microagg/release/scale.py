@@ -37,6 +37,7 @@ import contextlib
 import logging
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,7 @@ import dask.dataframe as dd
 import fsspec
 import numpy as np
 import pandas as pd
+from fsspec.utils import glob_translate
 
 from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
@@ -286,7 +288,7 @@ def release_dask(data, spec: ReleaseSpec) -> DaskRelease:
         _check_files(*files, needed, encoding)
     ddf = ddf[needed]
     fs, root = fsspec.core.url_to_fs(os.fspath(out))
-    _check_out(fs, root, os.fspath(out), files, force)
+    _check_out(fs, root, os.fspath(out), files, force, data)
 
     timings = {}
     with _client(scheduler) as client:
@@ -401,12 +403,17 @@ def _read_csv_file(url: str, encoding: str | None) -> pd.DataFrame:
         return read_csv(f, encoding=encoding, name=url).data
 
 
-def _check_out(fs, root: str, shown: str, files, force: bool) -> None:
-    """Refuse an output that is an input, a file, or a non-empty directory other than a previous release
-    (``part-*.parquet`` files only) replaced with ``force``; its parent must exist."""
+def _check_out(fs, root: str, shown: str, files, force: bool, data=None) -> None:
+    """Refuse an output that is an input, lies where the input ``data`` is searched, is a file, or is a non-empty
+    directory other than a previous release (``part-*.parquet`` files only) replaced with ``force``; its parent
+    must exist."""
     if files is not None and any(root.rstrip("/") == p or p.startswith(root.rstrip("/") + "/") for p in files[1]):
         raise MicroaggError(f"out={shown!r} holds or is the input: writing there would destroy the original data. "
                             "Choose a new directory.")
+    where = _searched_by(fs, root, data)
+    if where is not None:
+        raise MicroaggError(f"out={shown!r} lies inside the input {where!r}: the next run on that input would read "
+                            "this release as more records. Choose a directory outside it.")
     if not fs.exists(root):
         parent = root.rstrip("/").rpartition("/")[0]
         if parent and fs.protocol in ("file", ("file", "local")) and not fs.isdir(parent):
@@ -424,6 +431,25 @@ def _check_out(fs, root: str, shown: str, files, force: bool) -> None:
     if not previous:
         raise MicroaggError(f"out={shown!r} holds files that are not a microagg release (part-*.parquet); it is not "
                             "replaced even with force. Choose a new directory.")
+
+
+def _searched_by(fs, root: str, data) -> str | None:
+    """The input item of ``data`` that would read the files of a release written to ``root`` (a folder above it,
+    read with every file below; a glob pattern matching them, as fsspec matches it), or None."""
+    if not isinstance(data, (str, os.PathLike, list, tuple)):
+        return None
+    part = root.rstrip("/") + "/part-00000.parquet"
+    for item in [data] if isinstance(data, (str, os.PathLike)) else data:
+        fs_item, path = fsspec.core.url_to_fs(os.fspath(item))
+        path = path.rstrip("/")
+        if fs_item.protocol != fs.protocol or not path:
+            continue
+        if any(ch in path for ch in "*?["):
+            if re.match(glob_translate(path), part):
+                return os.fspath(item)
+        elif part.startswith(path + "/") and fs_item.isdir(path):
+            return os.fspath(item)
+    return None
 
 
 def _publish(fs, staging: str, root: str) -> None:

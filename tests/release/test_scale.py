@@ -178,6 +178,25 @@ def test_unreadable_and_missing_files(client, data, tmp_path):
         microaggregate_dask(str(tmp_path / "in" / "*"), 3, out=tmp_path / "o", scheduler=client)
 
 
+def test_an_output_where_the_next_run_would_read_it_as_input_is_refused(client, data, tmp_path):
+    """A release written inside an input folder (or a folder a glob pattern of the input matches) would be read by
+    the next run on the same input as more records: refused, before anything is computed."""
+    folder = tmp_path / "in"
+    pattern = write(data[COLS], folder)
+    for given in (str(folder), [str(folder)], str(folder / "**"), str(tmp_path / "**" / "*.parquet")):
+        with pytest.raises(ma.MicroaggError, match="lies inside the input"):
+            microaggregate_dask(given, 3, out=folder / "release", scheduler=client)
+        assert not (folder / "release").exists()
+    rel = microaggregate_dask(pattern, 3, out=folder / "release", scheduler=client)  # in/*.parquet: not below in/
+    assert len(released_rows(rel)) == len(data)
+    again = microaggregate_dask(pattern, 3, out=tmp_path / "second", scheduler=client)
+    assert len(released_rows(again)) == len(data)
+
+
+def released_rows(rel):
+    return rel.protected.compute()
+
+
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 def test_a_column_missing_in_some_files(client, data, tmp_path, kind):
     folder = tmp_path / "in"
