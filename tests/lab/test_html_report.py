@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import microagg as ma
@@ -164,6 +165,21 @@ def test_the_sweep_reruns_the_release_in_its_strata():
     il = again.set_index("k").loc[3, "IL"]
     report = rel.report().set_index("metric")
     assert np.isclose(il, float(report.loc["IL", "value"])) and "No sweep" not in page
+
+
+def test_the_sweep_stops_at_the_smallest_stratum():
+    """A stratum of 6 records: the sweep's k = 10 cannot run in it, so the sweep takes k = 2, 3, 5 (the release's
+    k among them) rather than refuse the whole report; with every stratum below 3 records there is no other k."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"x": rng.normal(size=36), "y": rng.normal(size=36), "region": ["A"] * 30 + ["E"] * 6})
+    rel = ma.microaggregate(df, 3, columns=["x", "y"], keys=["region"], strata=["region"], seed=1)
+    page = html_report(rel)
+    assert "No sweep" not in page and cell(page, "k-anonymous") == "True"
+    swept = re.findall(r"k=(\d+)", page)
+    assert {"2", "3", "5"} <= set(swept) and "10" not in swept
+    tiny = pd.DataFrame({"x": rng.normal(size=8), "region": ["A", "B", "C", "D"] * 2})
+    page = html_report(ma.microaggregate(tiny, 2, columns=["x"], keys=["region"], strata=["region"], seed=1))
+    assert "No sweep over k: no other k between 2 and the smallest stratum (2 records)" in page
 
 
 def test_linkage_ratios_with_missing_cells():
