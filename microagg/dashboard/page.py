@@ -53,6 +53,7 @@ def headline(s: Setup, r: Result) -> None:
 
 ANONYMITY = re.compile(r".*NOT \d+-anonymous")  # the release's notes on k-anonymity: said by its first caveat
 EXACT = re.compile(r"median aggregation with groups of odd size")  # said by the caveat on exact cells
+KEPT = re.compile(r"kept column '.*' is not in the k-anonymity check")  # said by the caveat on kept columns
 
 
 def caveats(s: Setup, r: Result, values: pd.Series) -> None:
@@ -81,7 +82,7 @@ def caveats(s: Setup, r: Result, values: pd.Series) -> None:
         st.info(f"Released with their exact values: {', '.join(exact)} (confidential or kept unmasked). Check that "
                 "no identifier (name, ID, record number) is among them.", icon="ℹ️")
     for note in r.notes:
-        if not (ANONYMITY.match(note) or EXACT.match(note)):
+        if not (ANONYMITY.match(note) or EXACT.match(note) or KEPT.match(note)):
             st.warning(note, icon="⚠️")
 
 

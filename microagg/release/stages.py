@@ -343,14 +343,19 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpe
     resolved = spec.resolved(columns=tuple(cols), identifiers=None if identifiers is None else tuple(identifiers),
                              seed=seed, ordinal=tuple((c, tuple(o)) for c, o in (params.get("ordinal") or {}).items()))
     dropped = [c for c in names if c not in cols and c not in keep and c not in conf and c not in categorical]
+    coverage = tuple(_coverage(df, codes, V if codes_p is None else np.column_stack([V, codes_p]), kept, k))
+    for c, unique, small in coverage:
+        if small:
+            say(f"kept column '{c}' is not in the k-anonymity check: whoever also knows it finds {small} released "
+                f"rows in classes smaller than k ({unique} of them unique). Declare it in keys (and strata) to cover "
+                "it, or leave it out; see the report.", stacklevel=3)
     return Release(protected=protected, labels=labels, params=params, original=df[cols + conf + categorical].copy(),
                    Z=prep.Z,
                    Zp=masked.Zp, standardizer=prep.std, masked=cols, dropped=dropped, kept=keep,
                    anonymity=anonymity, confidential=conf, aggregation_report=masked.rows, order=order,
                    identifiers=roles.identifiers, keys=roles.keys, strata=roles.strata, key_classes=class_ids(codes),
                    index_note=meaningful_index(df), categories=cats, category_codes=codes_p,
-                   coverage=tuple(_coverage(df, codes, V if codes_p is None else np.column_stack([V, codes_p]), kept,
-                                            k)),
+                   coverage=coverage,
                    sampling_weights=prep.weights, survey=masked.survey, inputs=inputs,
                    categories_missing=_categories_missing(prep.categories_missing, released),
                    keys_strata=df[list(dict.fromkeys(roles.keys + roles.strata))].copy()

@@ -81,14 +81,18 @@ def test_a_kept_key_is_checked_and_strata_keep_the_release_k_anonymous():
     assert (stratified.in_input_order()["region"] == df["region"]).all()
 
 
-def test_a_kept_column_not_declared_a_key_gets_its_coverage_line():
+def test_a_kept_column_not_declared_a_key_gets_its_coverage_line_and_a_warning():
     df = census_with_region(10)
-    rel = ma.microaggregate(df, 3, columns=["AGI", "FEDTAX"], keep=["PTOTVAL"], keys=["region"], strata=["region"])
+    with pytest.warns(UserWarning, match="kept column 'PTOTVAL' is not in the k-anonymity check") as said:
+        rel = ma.microaggregate(df, 3, columns=["AGI", "FEDTAX"], keep=["PTOTVAL"], keys=["region"],
+                                strata=["region"])
     line = rel.report().query("metric.str.startswith('kept column not in the k-anonymity check')")
     assert line["attribute"].tolist() == ["PTOTVAL"]
     sizes = rel.protected.groupby(["region", "AGI", "FEDTAX", "PTOTVAL"])["AGI"].transform("size")
     assert line["value"].item() == (sizes == 1).sum() > 0
     assert f"{(sizes < 3).sum()} records in classes < k" in line["source"].item()
+    assert f"finds {(sizes < 3).sum()} released rows in classes smaller than k ({(sizes == 1).sum()} of them" \
+        in str(said[0].message)
 
 
 def test_a_stratum_smaller_than_k_is_refused_with_its_name_and_size():
