@@ -133,6 +133,14 @@ def test_list_flags_take_quoted_names(tmp_path, capsys):
     assert "'net,x' follows the quoted name 'income'" in capsys.readouterr().err
 
 
+def test_an_empty_list_of_columns_to_mask_is_refused_not_read_as_every_column(capsys):
+    for given in ("", " , "):
+        assert main(["run", "--dataset", "census", "--k", "3", "--columns", given]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --columns names no column") and err.count("\n") == 1
+    assert main(["run", "--dataset", "census", "--k", "3", "--keep", ""]) == 0  # no column kept: the default
+
+
 def test_run_prints_a_compact_report_unless_full(capsys):
     assert main(["run", "--dataset", "census", "--k", "5"]) == 0
     compact = capsys.readouterr().out.splitlines()

@@ -487,7 +487,9 @@ def add_arguments(parser) -> None:
 def cli_options(args) -> dict[str, Any]:
     """The options given on the command line (parsed by a parser made with :func:`add_arguments`), for
     :meth:`ReleaseSpec.of`: the ones left at their default are left out. A list of names that is empty ('') names
-    no column: for ``--identifiers`` that is "none", for the others their default; empty names are skipped."""
+    no column: for ``--identifiers`` that is "none", for ``--columns`` a refusal (as ``columns=[]``: the columns
+    to mask are never chosen for the user who named none), for the others their default; empty names are
+    skipped."""
     out = {}
     for o in OPTIONS:
         if o.kind == "engine":
@@ -497,6 +499,9 @@ def cli_options(args) -> dict[str, Any]:
             value = (not raw) if o.default else raw
         elif o.kind == "names":
             value = None if raw is None else [c for c in split_names(raw, flag=o.cli) if c]
+            if value == [] and o.name == "columns":
+                raise MicroaggError(f"{o.cli} names no column: name the columns to mask, or leave {o.cli} out to "
+                                    "mask every numeric column.")
             if value == [] and o.name != "identifiers":
                 value = None
         elif o.kind == "ordinal":
