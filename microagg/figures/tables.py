@@ -55,12 +55,13 @@ def format_value(value, unit: str = "") -> str:
 def formatted(report: pd.DataFrame) -> pd.DataFrame:
     """``report`` with its ``value`` column as text formatted by unit; IL and the measures divided by the total
     variance read "undefined" when every record is identical, a metric float64 could not compute "not computed"
-    (the reason is in its ``source``)."""
+    (the reason is in its ``source``), and these two have no unit."""
     out = report.copy()
     out["value"] = [NOT_COMPUTED if v != v and str(s).startswith(NOT_COMPUTED) else
                     UNDEFINED if m in OVER_SST and v != v else format_value(v, u)
                     for m, v, u, s in zip(report["metric"], report["value"], report["unit"],
                                           report.get("source", pd.Series("", index=report.index)))]
+    out["unit"] = out["unit"].where(~out["value"].isin([NOT_COMPUTED, UNDEFINED]), "")
     return out
 
 

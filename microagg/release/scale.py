@@ -757,9 +757,10 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
             value, note = computed[m.name]
             rows.append(report_row(m.name, value, m.unit, m.direction, f"{m.source}; {note}"))
         elif m.name == "DLD":
-            rows.append(report_row("DLD", "not computed (dld_sample = 0)", m.unit, m.direction))
+            rows.append(report_row("DLD", np.nan, m.unit, m.direction, "not computed: dld_sample = 0"))
         else:
-            rows.append(report_row(m.name, "not computed at this scale", m.unit, m.direction, m.source))
+            rows.append(report_row(m.name, np.nan, m.unit, m.direction,
+                                   f"not computed at this scale (the Dask engine's report); {m.source}"))
     counts = np.zeros(max(len(s["size_counts"]) for s in stats), dtype=np.int64)
     for s in stats:
         counts[:len(s["size_counts"])] += s["size_counts"]

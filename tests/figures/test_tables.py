@@ -28,6 +28,7 @@ def test_il_of_identical_records_reads_undefined_and_other_missing_values_n_a():
     report = pd.DataFrame({"metric": ["IL", "SDID"], "attribute": ["all", "all"], "value": [np.nan, np.nan],
                            "unit": ["%", "%"]})
     assert tables.formatted(report)["value"].tolist() == [tables.UNDEFINED, "n/a"]
+    assert tables.formatted(report)["unit"].tolist() == ["", "%"]  # "undefined %" would read as a percentage
 
 
 def test_infinite_and_huge_values_are_formatted():
@@ -43,3 +44,4 @@ def test_a_metric_not_computed_reads_so_with_its_reason_in_the_source():
     report = pd.DataFrame({"metric": ["DLD", "SDID"], "attribute": ["all", "all"], "value": [np.nan, np.nan],
                            "unit": ["%", "%"], "source": ["not computed: float64 failed (...); Eq. 7", "Eq. 8"]})
     assert tables.formatted(report)["value"].tolist() == ["not computed", "n/a"]
+    assert tables.formatted(report)["unit"].tolist() == ["", "%"]
