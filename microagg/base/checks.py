@@ -93,6 +93,11 @@ def percent(p, name: str = "p") -> float:
     return float(p)
 
 
+def plain(value) -> str:
+    """``repr`` of ``value`` as Python writes it (a numpy scalar as its number: ``7``, not ``np.int64(7)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def check_finite(X: np.ndarray, names: Sequence[str] | None = None, index=None, what: str = "column") -> None:
     """Raise a ``MicroaggError`` naming the first column holding NaN or infinity."""
     bad = ~np.isfinite(X)
@@ -104,6 +109,6 @@ def check_finite(X: np.ndarray, names: Sequence[str] | None = None, index=None, 
     first = index[rows[0]] if index is not None else rows[0]
     kind = "missing (NaN)" if np.isnan(X[rows[0], j]) else "infinite"
     raise MicroaggError(
-        f"{what} '{name}' has {len(rows)} non-finite value(s); the first, at row {first!r}, is {kind}. "
+        f"{what} '{name}' has {len(rows)} non-finite value(s); the first, at row {plain(first)}, is {kind}. "
         "Remove or impute them before microaggregating."
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..base.checks import is_numeric
+from ..base.checks import is_numeric, plain
 from ..base.errors import MicroaggError
 from ..data.categories import spec
 from ..data.preprocess import select_columns
@@ -152,7 +152,7 @@ def sampling_weights(df: pd.DataFrame, name: str | None) -> np.ndarray | None:
     bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
     if len(bad):
         raise MicroaggError(f"sampling-weight column '{name}' has {len(bad)} value(s) that are not finite numbers > 0; "
-                            f"the first, at row {df.index[bad[0]]!r}, is {w[bad[0]]!r}. Every record needs a "
+                            f"the first, at row {plain(df.index[bad[0]])}, is {plain(w[bad[0]])}. Every record needs a "
                             "positive weight.")
     return w
 

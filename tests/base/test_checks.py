@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from microagg.base.checks import as_matrix, check_int, check_k, check_size, columns, percent
+from microagg.base.checks import as_matrix, check_finite, check_int, check_k, check_size, columns, percent, plain
 from microagg.base.errors import MicroaggError
 
 
@@ -53,3 +53,12 @@ def test_is_numeric_means_real_numbers(values, want):
     from microagg.base.checks import is_numeric
 
     assert is_numeric(pd.Series(values)) is want
+
+
+
+def test_messages_write_row_labels_and_values_as_python_writes_them():
+    assert plain(np.int64(7)) == "7" and plain(np.float64(0.0)) == "0.0" and plain("r7") == "'r7'"
+    X = np.arange(20.0).reshape(10, 2)
+    X[2, 0] = np.inf
+    with pytest.raises(MicroaggError, match=r"column 'a' has 1 non-finite value\(s\); the first, at row 14, is inf"):
+        check_finite(X, ["a", "b"], index=np.arange(10) * 7)

@@ -80,3 +80,9 @@ def test_an_unnamed_series_gets_a_message_about_the_series(values):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert ma.microaggregate(pd.Series(values, name="income"), 3, columns=["income"]).masked == ["income"]
+
+
+def test_a_weight_that_is_not_positive_is_named_with_its_row_and_value():
+    df = pd.DataFrame({"a": np.arange(10.0), "b": np.arange(10.0) ** 2, "w": [1] * 9 + [-2]}, index=np.arange(10) * 7)
+    with pytest.raises(ma.MicroaggError, match=r"'w' has 1 value\(s\) .* the first, at row 63, is -2\.0\. Every"):
+        ma.microaggregate(df, 3, columns=["a", "b"], sampling_weights="w")
