@@ -349,7 +349,8 @@ class ReleaseSpec:
 
     def option_rows(self) -> list[tuple[str, str]]:
         """(name, value) of every option of this release (:data:`OPTIONS`), for a reader (the HTML report)."""
-        return [(o.name, _shown(getattr(self, o.name))) for o in OPTIONS]
+        return [(o.name, "detected" if o.name == "identifiers" and self.identifiers is None else
+                 _shown(getattr(self, o.name))) for o in OPTIONS]
 
 
 def resolve_methods(method: str, aggregation: str, params: dict, method_params: dict | None,
@@ -445,6 +446,8 @@ def _argv(option: Option, value) -> list[str]:
 
 
 def _shown(value) -> str:
+    if value is None:
+        return "none"
     if isinstance(value, tuple):
         return ", ".join(map(str, value)) or "none"
     if isinstance(value, (Memory, Blocks, Dask)):

@@ -154,3 +154,10 @@ def test_an_option_is_refused_without_the_options_its_row_says_it_needs():
     with pytest.raises(ma.MicroaggError, match="not 'insensitive_mdav', which works in the data's own units"):
         ReleaseSpec.of(3, "insensitive_mdav", strata=["r"], strata_scaling="stratum")
     assert ReleaseSpec.of(3, strata=["r"], strata_scaling="stratum").strata_scaling == "stratum"
+
+
+def test_option_rows_read_as_words_never_none():
+    rows = dict(ReleaseSpec.of(3, "mdav", "mean").option_rows())
+    assert rows["identifiers"] == "detected" and rows["sampling_weights"] == "none" and rows["keys"] == "none"
+    assert "None" not in rows.values()
+    assert dict(ReleaseSpec.of(3, "mdav", "mean", identifiers=[]).option_rows())["identifiers"] == "none"
