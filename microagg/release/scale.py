@@ -643,11 +643,11 @@ def _route(df: pd.DataFrame, plan: BlockPlan | StrataPlan, cols: list[str], offs
 def _release(df: pd.DataFrame, i: int, job: _Job) -> dict:
     """Microaggregate one shuffled partition (whole blocks), write it as Parquet and return its sums and what its
     blocks said (the driver says it again)."""
-    df = df.reset_index()
-    df = df.iloc[np.lexsort((df[ROW].to_numpy(), df[BLOCK].to_numpy()))].reset_index(drop=True)
+    blocks = df.index.to_numpy()  # the block ids (the shuffle's index): read, never inserted into a wide frame
+    order = np.lexsort((df[ROW].to_numpy(), blocks))
+    df, routed = df.iloc[order].reset_index(drop=True), blocks[order]
     dq = len(job.masked)
     Z = job.standardizer.transform(df[job.masked + job.confidential].to_numpy(dtype=np.float64))
-    routed = df[BLOCK].to_numpy()
     ids = split_blocks(Z, job.k, job.block_size, blocks=routed, split_on=np.arange(dq))
     conf = {"confidential": list(range(dq, Z.shape[1]))} if job.uses_roles else {}
     labels, notes = heard(block_partition, Z if job.uses_roles else Z[:, :dq], job.k, job.method, job.block_size,
