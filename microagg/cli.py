@@ -20,7 +20,7 @@ import pandas as pd
 
 from .base.advice import duration, exact_seconds, heartbeat, scale_hint
 from .base.checks import is_numeric
-from .base.errors import MicroaggError
+from .base.errors import MicroaggError, Parser
 from .base.registry import get_method, methods
 from .base.rows import public
 from .data.datasets import list_datasets, load_dataset
@@ -250,8 +250,8 @@ def cmd_methods(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m microagg", description="Microaggregation for statistical "
-                                 "disclosure control: k-anonymous releases of numeric microdata.")
+    ap = Parser(prog="python -m microagg", description="Microaggregation for statistical disclosure control: "
+                "k-anonymous releases of numeric microdata.")
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="microaggregate a bundled data set or a CSV file and print the report",
                          epilog="Lists of names (--columns, --keep, --confidential, --nominal, --identifiers, --keys, "

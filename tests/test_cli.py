@@ -4,6 +4,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from microagg import load_dataset
 from microagg.base.registry import methods
@@ -131,6 +132,16 @@ def test_list_flags_take_quoted_names(tmp_path, capsys):
     assert "a quote is opened and not closed" in capsys.readouterr().err
     assert main(["run", "--input", str(src), "--k", "3", "--columns", '"income" net,x']) == 2
     assert "'net,x' follows the quoted name 'income'" in capsys.readouterr().err
+
+
+def test_a_malformed_argument_is_one_line_with_where_to_read_the_usage(capsys):
+    for argv, said in ((["run", "--dataset", "census", "--k", "2.5"], "argument --k: invalid int value: '2.5' (see "
+                        "python -m microagg run --help)"),
+                       (["frobnicate"], "argument command: invalid choice: 'frobnicate'")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.startswith(f"error: {said}") and err.count("\n") == 1
 
 
 def test_an_empty_list_of_columns_to_mask_is_refused_not_read_as_every_column(capsys):

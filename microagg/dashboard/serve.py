@@ -30,7 +30,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from ..base.errors import MicroaggError
+from ..base.errors import MicroaggError, Parser
 
 COOKIE = "microagg-server"
 HEAD_MAX = 65536  # bytes of a request's or response's head
@@ -220,8 +220,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """The options of ``serve``, and those after ``--`` for ``streamlit run``."""
     options = argv[argv.index("--") + 1:] if "--" in argv else []
     argv = argv[:argv.index("--")] if "--" in argv else argv
-    ap = argparse.ArgumentParser(prog="python -m microagg.dashboard.serve",
-                                 description="Several dashboard processes behind one address.")
+    ap = Parser(prog="python -m microagg.dashboard.serve",
+                description="Several dashboard processes behind one address.")
     ap.add_argument("--processes", type=int, default=min(os.cpu_count() or 1, 8),
                     help="streamlit processes (default: the cores, at most 8)")
     ap.add_argument("--port", type=int, default=8501, help="the public port (default 8501); the processes take the "
