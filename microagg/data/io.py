@@ -67,8 +67,9 @@ def read_csv(source, encoding: str | None = None, name: str | None = None) -> Cs
         raise MicroaggError(f"{name} is empty: a CSV file needs a header row naming the columns, then one row per "
                             "record.")
     delimiter = _delimiter(first)
-    header = [h.strip() for h in next(csv.reader([first], delimiter=delimiter))]
-    _check_header(header, name)
+    raw = next(csv.reader([first], delimiter=delimiter))
+    header = [h.strip() for h in raw]
+    _check_header(header, name, raw)
     _check_fields(text, delimiter, name)
     head = _parse(text, skip, delimiter, header, ".", name, rows=SNIFF_ROWS)
     if head is None:
@@ -242,14 +243,18 @@ def _check_fields(text: str, delimiter: str, name: str) -> None:
                                 f"fix or remove that row.{hint}")
 
 
-def _check_header(header: list[str], name: str) -> None:
+def _check_header(header: list[str], name: str, raw: list[str]) -> None:
+    """Every name of ``header`` (``raw``'s, spaces at their ends removed) given, and unique."""
     empty = [j + 1 for j, h in enumerate(header) if not h]
     if empty:
         raise MicroaggError(f"{name}: column {empty[0]} has no name in the header row; name every column.")
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
-        raise MicroaggError(f"{name}: duplicate column names {dup} in the header row; rename them so that every "
-                            "column is unique.")
+        spaced = [r for r, h in zip(raw, header) if h in dup and r != h]
+        why = (f" (spaces at the ends of a name are not part of it: {', '.join(map(repr, spaced))})" if spaced
+               else "")
+        raise MicroaggError(f"{name}: duplicate column names {dup} in the header row{why}; rename them so that "
+                            "every column is unique.")
 
 
 def _number_pattern(decimal: str, grouped: bool) -> str:

@@ -79,6 +79,12 @@ def test_duplicate_headers_are_refused(tmp_path, header):
         read_csv(csv(tmp_path, header + "\n" + ",".join(["1"] * width) + "\n"))
 
 
+def test_names_equal_once_their_end_spaces_are_removed_are_refused_saying_so(tmp_path):
+    with pytest.raises(MicroaggError, match=r"\['a'\] in the header row \(spaces at the ends of a name are not part "
+                                            r"of it: 'a '\)"):
+        read_csv(csv(tmp_path, "a,a ,b\n1,2,3\n"))
+
+
 def test_an_unnamed_column_is_refused(tmp_path):
     with pytest.raises(MicroaggError, match="column 1 has no name"):
         read_csv(csv(tmp_path, ",a\n0,1\n1,2\n"))
