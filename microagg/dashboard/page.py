@@ -4,8 +4,6 @@ The tabs in their order are :data:`TABS`, each drawn by a function of a module o
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -13,6 +11,7 @@ import streamlit as st
 from ..base.advice import scale_hint
 from ..base.errors import MicroaggError
 from ..figures import tables
+from ..release.stages import EXACT_MEDIAN, KEPT_BREAKS, KEYS_BREAK, NOT_WHOLE_RECORDS
 from .cache import Result, blas_threads, overall, partition, read_doc, release, wait_for_mdav
 from .sidebar import Setup, sidebar
 from .tabs.aggregation import tab_aggregation
@@ -51,9 +50,7 @@ def headline(s: Setup, r: Result) -> None:
     caveats(s, r, values)
 
 
-ANONYMITY = re.compile(r".*NOT \d+-anonymous")  # the release's notes on k-anonymity: said by its first caveat
-EXACT = re.compile(r"median aggregation with groups of odd size")  # said by the caveat on exact cells
-KEPT = re.compile(r"kept column '.*' is not in the k-anonymity check")  # said by the caveat on kept columns
+SHOWN = (NOT_WHOLE_RECORDS, KEYS_BREAK, KEPT_BREAKS, EXACT_MEDIAN)  # notes the caveats below say in their own words
 
 
 def caveats(s: Setup, r: Result, values: pd.Series) -> None:
@@ -65,7 +62,7 @@ def caveats(s: Setup, r: Result, values: pd.Series) -> None:
                    f"{int(values['records in classes < k'])} released rows share their keys and masked values with "
                    "fewer than k others. Tick 'Microaggregate inside each combination of the keys'.", icon="⚠️")
     elif not k_anonymous:
-        why = " ".join(note for note in r.notes if ANONYMITY.match(note)) or s.part.summary
+        why = " ".join(note for note in r.notes if NOT_WHOLE_RECORDS.match(note)) or s.part.summary
         st.warning(f"**This release is not k-anonymous as whole records.** {why}", icon="⚠️")
     uncovered = r.summary[r.summary["metric"].str.startswith("kept column not in the k-anonymity check")]
     for row in uncovered.itertuples():
@@ -82,7 +79,7 @@ def caveats(s: Setup, r: Result, values: pd.Series) -> None:
         st.info(f"Released with their exact values: {', '.join(exact)} (confidential or kept unmasked). Check that "
                 "no identifier (name, ID, record number) is among them.", icon="ℹ️")
     for note in r.notes:
-        if not (ANONYMITY.match(note) or EXACT.match(note) or KEPT.match(note)):
+        if not any(kind.match(note) for kind in SHOWN):
             st.warning(note, icon="⚠️")
 
 

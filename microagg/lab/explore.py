@@ -3,7 +3,6 @@ microaggregation (``microagg.lab.baselines``) and its Pareto frontier, for the d
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
@@ -20,7 +19,7 @@ from ..metrics.risk import RULE_METRICS, check_rule
 from ..privacy.wishes import NAMES as WISHES
 from ..release.pipeline import microaggregate
 from ..release.spec import ReleaseSpec
-from ..release.stages import roles_of, standardize
+from ..release.stages import EXACT_MEDIAN, NOT_WHOLE_RECORDS, roles_of, standardize
 from .baselines import get_baseline
 
 SWEPT = ("IL", "PIL", "DLD", "SDID", "exact cells", "exact records")  # registered metrics; DLD by the chosen rule
@@ -29,7 +28,7 @@ COMPARE_COLUMNS = ["run", "method", "k", "IL", "DLD", "groups", "k-anonymous", "
 
 # what a sweep's releases say that its table says already (the k-anonymous column, the exact cells): not repeated;
 # collected per call (base.said), not by silencing them process-wide, which would silence other threads' releases too
-SWEEP_QUIET = re.compile(r".*NOT \d+-anonymous as whole records|median aggregation with groups of odd")
+SWEEP_QUIET = (NOT_WHOLE_RECORDS, EXACT_MEDIAN)  # the map's points are not meant as k-anonymous releases
 Runs = Mapping[str, tuple[str, dict]] | Sequence[str]
 Baselines = Mapping[str, Sequence[float]] | Sequence[str]
 
@@ -55,8 +54,7 @@ def _sweep(data, ks: Sequence[int], runs: Runs, aggregation: str, columns, p: fl
         t0 = time.perf_counter()
         rel, said = heard(microaggregate, data, k, method=method, aggregation=aggregation, columns=columns,
                            method_params=dict(mp), **params)
-        # the map's points are not meant to be k-anonymous records: the rest is said again
-        again([note for note in said if not SWEEP_QUIET.match(note.text)], 2)
+        again([note for note in said if not any(kind.match(note.text) for kind in SWEEP_QUIET)], 2)
         seconds = time.perf_counter() - t0
         ctx = context(rel.original[rel.masked].to_numpy(np.float64), rel.in_input_order()[rel.masked].to_numpy(
             np.float64), rel.Z, rel.Zp, rel.masked, p=p)

@@ -19,6 +19,7 @@ than k, released rows that are not k-anonymous); none validates its arguments ag
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +44,13 @@ from ..privacy.roles import Roles, column_roles, sampling_weights, stratum_ids
 from ..privacy.safety import class_ids, key_codes, meaningful_index, permutation, uniform_patterns
 from .release import Release
 from .spec import ReleaseSpec
+
+# What the release stage says that a reader may show in a form of its own (the dashboard's caveats) or leave out
+# (the risk-utility sweep's points are not meant as releases): each of its warnings, recognized by its start
+NOT_WHOLE_RECORDS = re.compile(r"method '.*' groups each attribute separately")
+KEYS_BREAK = re.compile(r"the key columns .* break k-anonymity")
+KEPT_BREAKS = re.compile(r"kept column '.*' is not in the k-anonymity check")
+EXACT_MEDIAN = re.compile(r"median aggregation with groups of odd size")
 
 
 def roles_of(df: pd.DataFrame, spec: ReleaseSpec) -> Roles:

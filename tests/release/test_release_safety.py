@@ -8,6 +8,8 @@ import pandas as pd
 import pytest
 
 import microagg as ma
+from microagg.base.said import caught
+from microagg.release import stages
 
 
 def overall(rel, **params):
@@ -166,3 +168,12 @@ def test_rld_links_within_the_key_classes():
 def test_bad_safety_options(kwargs, fragment):
     with pytest.raises(ma.MicroaggError, match=fragment):
         ma.microaggregate(ma.load_dataset("census"), 3, **kwargs)
+
+
+@pytest.mark.parametrize("kind,options", [
+    ("NOT_WHOLE_RECORDS", dict(method="individual_ranking")), ("KEYS_BREAK", dict(keys=["region"])),
+    ("KEPT_BREAKS", dict(columns=["AGI", "FEDTAX"], keep=["PTOTVAL"])), ("EXACT_MEDIAN", dict(aggregation="median"))])
+def test_each_warning_a_reader_recognizes_is_said_in_the_words_it_looks_for(kind, options):
+    """The dashboard's caveats and the sweeps recognize these warnings of the release stage by their start."""
+    _, notes = caught(ma.microaggregate, census_with_region(10), 3, **options)
+    assert [note for note in notes if getattr(stages, kind).match(note)], notes
