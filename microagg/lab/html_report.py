@@ -139,10 +139,8 @@ def _sweep(rel: Release, ks: Sequence[int]) -> tuple[pd.DataFrame | None, str]:
     same strata and with the same keys; else None and why not."""
     p = rel.params
     n = len(rel.original)
-    data = rel.original if rel.keys_strata is None else pd.concat(
-        [rel.original, rel.keys_strata[[c for c in rel.keys_strata if c not in rel.original]]], axis=1)
     # every stratum must hold k records: the sweep stops at the smallest
-    top = int(data.groupby(list(rel.strata), dropna=False).size().min()) if rel.strata else n
+    top = int(rel.keys_strata.groupby(list(rel.strata), dropna=False).size().min()) if rel.strata else n
     ks = sorted({int(k) for k in (*ks, rel.k) if 2 <= k <= top})
     why = ("the partition was given (labels=), so it cannot be recomputed at other k" if p["method"] == GIVEN else
            f"more than {SWEEP_MAX_RECORDS:,} records" if n > SWEEP_MAX_RECORDS else
@@ -157,6 +155,8 @@ def _sweep(rel: Release, ks: Sequence[int]) -> tuple[pd.DataFrame | None, str]:
     method, aggregation = get_method("partition", p["method"]), get_method("aggregate", p["aggregation"])
     own = {q.name: p[q.name] for q in method.params if q.name in p}
     agg = {q.name: p[q.name] for q in aggregation.params if q.name in p}
+    data = rel.original if rel.keys_strata is None else pd.concat(
+        [rel.original, rel.keys_strata[[c for c in rel.keys_strata if c not in rel.original]]], axis=1)
     return risk_utility(data, ks, {method.title: (method.name, own)}, aggregation=aggregation.name,
                         columns=rel.masked, confidential=rel.confidential or None, aggregation_params=agg,
                         keys=rel.keys or None, strata=rel.strata or None, renormalize=p.get("renormalize", False),

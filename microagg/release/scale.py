@@ -58,7 +58,7 @@ from ..data.io import csv_header, read_csv
 from ..data.preprocess import Standardizer, as_frame, check_scale
 from ..metrics import dld, k_anonymity, sse
 from ..metrics.anonymity import size_stats
-from ..metrics.registry import metrics
+from ..metrics.registry import Noted, metrics, not_computed
 from ..partition.blocks import block_partition, split_blocks
 from ..partition.geometry import principal_axis
 from ..privacy.roles import column_roles
@@ -753,14 +753,9 @@ def _report(stats, sst, k, n, B, plan, block_sizes, n_sample, masked, conf, keep
     for m in metrics():  # every registered metric: computed here, or said not to be
         if "categories" in m.needs:  # no categorical quasi-identifier on this engine (refused by microaggregate)
             continue
-        if m.name in computed:
-            value, note = computed[m.name]
-            rows.append(report_row(m.name, value, m.unit, m.direction, f"{m.source}; {note}"))
-        elif m.name == "DLD":
-            rows.append(report_row("DLD", np.nan, m.unit, m.direction, "not computed: dld_sample = 0"))
-        else:
-            rows.append(report_row(m.name, np.nan, m.unit, m.direction,
-                                   f"not computed at this scale (the Dask engine's report); {m.source}"))
+        noted = (Noted(*computed[m.name]) if m.name in computed else not_computed("dld_sample = 0")
+                 if m.name == "DLD" else not_computed("at this scale (the Dask engine's report)"))
+        rows.append(report_row(m.name, noted.value, m.unit, m.direction, noted.source(m.source)))
     counts = np.zeros(max(len(s["size_counts"]) for s in stats), dtype=np.int64)
     for s in stats:
         counts[:len(s["size_counts"])] += s["size_counts"]
