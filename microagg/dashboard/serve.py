@@ -10,7 +10,8 @@ starts that many ``streamlit run app.py`` on private ports of this machine (``po
 forwards the public ``port`` to them. A browser's first request is given to the next process in turn, and the
 response carries a cookie naming that process; the browser's later connections (its page, its websocket, its file
 uploads and downloads) bring the cookie back and reach the process that holds its session. Should a process stop,
-the balancer says so once and sends its browsers to the others (their pages start again). Every request of one
+the balancer says so once and sends its browsers to the others (their pages start again); a request without a body
+that it refused or left unanswered as it stopped goes to another process. Every request of one
 connection goes to one process: browsers open connections of their own, but behind another proxy that pools its
 connections, route by the cookie there instead. Arguments after ``--``
 go to every ``streamlit run`` (``-- --server.maxUploadSize 50``).
@@ -64,6 +65,14 @@ def status(head: bytes) -> int:
     return int(code[1]) if len(code) > 1 and code[1].isdigit() and len(code[1]) == 3 else 0
 
 
+def replayable(head: bytes) -> bool:
+    """Whether a request can be sent again to another process: a GET or HEAD without a body (a page, a file, a
+    websocket's upgrade), so nothing of it was read past its head."""
+    method = head.split(b" ", 1)[0]
+    lines = [line.split(b":", 1)[0].strip().lower() for line in head.split(b"\r\n")[1:]]
+    return method in (b"GET", b"HEAD") and b"content-length" not in lines and b"transfer-encoding" not in lines
+
+
 def reply(writer: asyncio.StreamWriter, code: str, text: str) -> None:
     """Answer a request the balancer cannot forward, with ``text`` for the person reading it, and close."""
     body = text.encode()
@@ -92,10 +101,11 @@ class Balancer:
                   file=sys.stderr, flush=True)
         return False
 
-    def next_running(self) -> int | None:
+    def next_running(self, tried: frozenset[int] = frozenset()) -> int | None:
+        """The next running process in turn, other than those ``tried``; None if there is none."""
         for _ in self.ports:
             j = next(self.turn)
-            if self.running(j):
+            if j not in tried and self.running(j):
                 return j
         return None
 
@@ -120,33 +130,68 @@ class Balancer:
         j = self.next_running() if new else j
         if j is None:
             return reply(client_w, "503 Service Unavailable", "no dashboard process is running: restart the server")
+        tried = frozenset()
+        while j is not None:  # a process that stops in the instant of a request: the next one, as for a new browser
+            if not await self._to(j, new, head, client_r, client_w):
+                return
+            new, tried = True, tried | {j}
+            j = self.next_running(tried)
+        reply(client_w, "502 Bad Gateway", "the dashboard processes do not answer: reload the page")
+
+    async def _to(self, j: int, new: bool, head: bytes, client_r: asyncio.StreamReader,
+                  client_w: asyncio.StreamWriter) -> bool:
+        """Forward the request ``head`` and the rest of the connection to process ``j`` (its response with the
+        cookie when ``new``). True, with the client left open and nothing of it read past the head, when ``j``
+        refused the connection, or stopped before it answered a request without a body: another process may
+        take it then."""
         try:
             server_r, server_w = await asyncio.open_connection("127.0.0.1", self.ports[j], limit=HEAD_MAX)
         except OSError:
-            return reply(client_w, "502 Bad Gateway", "the dashboard process does not answer: reload the page")
+            return True
         server_w.write(head)
-        up = asyncio.ensure_future(_pipe(client_r, server_w))  # a request's body goes on while the head is awaited
+        read = [0]  # bytes of the client read past the head (a body, a request after this one)
+        up = asyncio.ensure_future(_pipe(client_r, server_w, read))  # (a body goes on while the head is awaited)
+        sent = False  # whether any of the response reached the client
         try:
-            if new:  # the first final response of a browser without the cookie (or with a stopped one's) gets it
-                while True:
-                    head = await server_r.readuntil(b"\r\n\r\n")
-                    if not 100 <= status(head) < 200 or status(head) == 101:
-                        break
-                    client_w.write(head)  # "100 Continue" and the like: the cookie goes on the final response
-                client_w.write(with_cookie(head, j))
-            await asyncio.gather(up, _pipe(server_r, client_w))
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
-            up.cancel()
+            while new:  # the first final response of a browser without the cookie (or with a stopped one's) gets it
+                part = await server_r.readuntil(b"\r\n\r\n")
+                final = not 100 <= status(part) < 200 or status(part) == 101
+                client_w.write(with_cookie(part, j) if final else part)  # ("100 Continue" and the like go as they are)
+                sent, new = True, not final
+            if not sent and (part := await server_r.read(65536)):
+                client_w.write(part)
+                sent = True
+            if sent:
+                await asyncio.gather(up, _pipe(server_r, client_w))
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
+            pass
         finally:
-            client_w.close()
+            up.cancel()
+            await asyncio.wait([up])  # (ended before another process's pipe reads the client)
             server_w.close()
+        if not sent and not read[0] and replayable(head) and await self.stopped(j):
+            return True
+        client_w.close()
+        return False
+
+    async def stopped(self, j: int, seconds: float = 1.0) -> bool:
+        """Whether process ``j``, which closed a connection without answering, has stopped (its sockets close a
+        moment before it is seen to exit, so it is watched for up to ``seconds``)."""
+        deadline = time.monotonic() + seconds
+        while self.running(j):
+            if self.procs is None or time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
 
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, read: list[int] | None = None) -> None:
     """Copy ``reader`` to ``writer`` until its end, then end ``writer``'s side of the connection (half-close); a
-    broken connection closes ``writer`` (the other side then sees its end)."""
+    broken connection closes ``writer`` (the other side then sees its end). ``read[0]`` counts the bytes taken."""
     try:
         while data := await reader.read(65536):
+            if read is not None:
+                read[0] += len(data)
             writer.write(data)
             await writer.drain()
         if writer.can_write_eof():

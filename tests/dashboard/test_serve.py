@@ -43,6 +43,89 @@ def test_the_first_response_carries_the_cookie():
     assert serve.status(b"garbage\r\n\r\n") == 0
 
 
+class _Process:
+    """What the balancer asks of a dashboard process: whether it has stopped."""
+
+    def __init__(self):
+        self.returncode = None
+
+    def poll(self):
+        return self.returncode
+
+
+async def _upstream(mode: str, proc: _Process | None = None) -> tuple[asyncio.AbstractServer, int, list[bytes]]:
+    """A stand-in dashboard process on a free port. ``mode`` "answer": every request's head gets "200" naming the
+    port; "stop": it stops at the first request, without a byte of answer; "partial": it stops after the first bytes
+    of its answer. ``proc`` then reports it stopped a moment after its sockets closed, as a killed process does.
+    Returns the server, its port and the heads it received."""
+    heads: list[bytes] = []
+
+    async def handle(reader, writer):
+        heads.append(await reader.readuntil(b"\r\n\r\n"))
+        if mode == "answer":
+            writer.write(f"HTTP/1.1 200 OK\r\nContent-Length: {len(str(port))}\r\n\r\n{port}".encode())
+        elif mode == "partial":
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Le")
+        await writer.drain()
+        await asyncio.sleep(0.05)  # (a request sent after this one reaches the balancer meanwhile)
+        writer.close()
+        if proc is not None:
+            await asyncio.sleep(0.2)
+            proc.returncode = -9
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    return server, port, heads
+
+
+async def _through(balancer: serve.Balancer, request: bytes) -> bytes:
+    """A request sent through ``balancer`` on a port of its own; everything that came back."""
+    front = await asyncio.start_server(balancer.connection, "127.0.0.1", 0)
+    reader, writer = await asyncio.open_connection("127.0.0.1", front.sockets[0].getsockname()[1])
+    writer.write(request)
+    await writer.drain()
+    try:
+        return await asyncio.wait_for(reader.read(), 10)
+    finally:
+        writer.close()
+        front.close()
+
+
+def test_a_request_to_a_process_that_stops_in_that_instant_goes_to_another():
+    """A process that refuses the connection, or closes it without answering a request without a body because it
+    has stopped: the request goes to the next process, whose response carries its cookie. Never sent twice: a
+    request with a body (it may be gone), one the process began to answer, one followed by another request on the
+    connection, one a running process closed."""
+    async def case():
+        live, live_port, live_heads = await _upstream("answer")
+        with socket.socket() as s:  # a port nobody listens on: the process has gone
+            s.bind(("127.0.0.1", 0))
+            gone_port = s.getsockname()[1]
+        get = b"GET / HTTP/1.1\r\nHost: x\r\nCookie: microagg-server=0\r\n\r\n"
+        out = await _through(serve.Balancer([gone_port, live_port]), get)
+        assert out.startswith(b"HTTP/1.1 200") and b"microagg-server=1" in out and out.endswith(str(live_port).encode())
+
+        dying = _Process()
+        dead, dead_port, dead_heads = await _upstream("stop", dying)
+        out = await _through(serve.Balancer([dead_port, live_port], [dying, _Process()]), get)
+        assert len(dead_heads) == 1 and b"microagg-server=1" in out and out.endswith(str(live_port).encode())
+
+        before = len(live_heads)
+        post = b"POST /x HTTP/1.1\r\nHost: x\r\nCookie: microagg-server=0\r\nContent-Length: 3\r\n\r\nabc"
+        for mode, request, proc in [("stop", post, _Process()), ("partial", get, _Process()),
+                                    ("stop", get + get, _Process()), ("stop", get, None)]:
+            others = [proc or _Process(), _Process()]
+            server, port, heads = await _upstream(mode, proc)
+            out = await _through(serve.Balancer([port, live_port], others), request)
+            assert out == (b"HTTP/1.1 200 OK\r\nContent-Le" if mode == "partial" else b"")
+            assert len(heads) == 1 and len(live_heads) == before
+            server.close()
+        for server in (live, dead):
+            server.close()
+
+    asyncio.run(case())
+
+
 @pytest.mark.parametrize("argv, message", [(["--processes", "0"], "--processes must be at least 1"),
                                            (["--port", "65535", "--processes", "2"], "--port must leave room"),
                                            (["--app", "no/such/app.py"], "no dashboard entry file")])
@@ -133,7 +216,7 @@ def test_two_processes_behind_one_port_serve_whole_pages_and_keep_each_browser_o
         assert len(children) == 2
         os.kill(children[1], signal.SIGKILL)
         deadline = time.monotonic() + 60
-        while not _moved(port):  # a request while the process dies may fail; once it has died, none does
+        while not _moved(port):  # (until the killed process has died it may still answer)
             assert time.monotonic() < deadline, "the browsers of the stopped process were not sent to the other"
             time.sleep(0.1)
         for _ in range(3):

@@ -25,6 +25,9 @@ Speed comes from work that never changes those decisions:
   nearest records only (every cell of a near-only pass, and a cell whose upper bound rules out the farthest record)
   is summed over half of its attribute pairs (rounded up; from four attributes on) first, and the rest of it is
   skipped when those exact partial sums plus its box on the other attributes already exceed the limit.
+  A pass split over threads gives each thread every so-many-th cell; the threads share their limits (the
+  smallest k-th and the largest distance any of them has seen: ``shared.py``), so a thread skips what another's
+  limits already rule out.
   The pass only *screens*: every record whose grid distance lies within a proven
   rounding margin of the grid threshold is re-checked in float64, so the chosen records
   are exactly those of the float64 definition. Where the
@@ -55,6 +58,7 @@ import numpy as np
 from numba import njit, prange
 
 from .pairs import LANES, pair_add, pair_set
+from .shared import current, tighten_max, tighten_min
 
 BLOCK = 256            # records per vectorized block of a pass
 VEC = 64               # a pass over the integer copy sums a cell's columns (records) in multiples of this many (the
@@ -243,7 +247,7 @@ def _far_limit(top, mg, grid):
 
 
 @njit(cache=True)
-def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_type, cells):
+def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_type, cells, lims):
     """Screened distances of columns lo..hi of a copy to ``q``, the k smallest (``kbest``, sorted), the largest, and
     the candidates.
 
@@ -258,6 +262,11 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
     With ``cells`` (the integer copy) every block is a cell holding ``cells[0][b]`` live columns; a cell whose
     bounds (``_cell_bounds``) show that none of its records can pass the running tests is skipped unread. Its
     records would not have been recorded, nor changed the k smallest or the largest, so the answer is the same.
+
+    A range of a split pass (``stride`` > 1) shares its limits with the other threads through ``lims`` (the
+    smallest k-th and the largest distance any range has seen: ``shared.py``), before each block: its own k
+    smallest and largest may then miss records that another range's limits rule out, but never one that passes
+    the final tests, which the candidates decide; the k-th smallest and the largest over all ranges are unchanged.
     """
     d = X.shape[0]
     loc = np.empty(BLOCK, acc_type)
@@ -266,6 +275,9 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
     top = -np.inf
     nlim = np.inf
     flim = -np.inf
+    kth = np.inf       # the k-th smallest and the largest distance the limits are from (this range's or shared)
+    far_seen = -np.inf
+    shares = stride > 1
     nc = 0
     cap = cand.shape[0]
     nblk = ((hi - lo + BLOCK - 1) // BLOCK + stride - 1) // stride
@@ -286,6 +298,16 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
         b = fn if s == -2 else (ff if s == -1 else s)
         if b < 0 or (s == -1 and b == fn) or (s >= 0 and (b == fn or b == ff)):
             continue
+        if shares:
+            v = current(lims, 0)
+            if v < kth:
+                kth = v
+                nlim = _near_limit(kth, mg, grid)
+            if far:
+                v = current(lims, 1)
+                if v > far_seen:
+                    far_seen = v
+                    flim = _far_limit(far_seen, mg, grid)
         b0 = lo + b * stride * BLOCK
         cut = d
         if cells is None:
@@ -330,12 +352,20 @@ def _pass_range(X, q, lo, hi, stride, k, mg, grid, far, kbest, cand, val, acc_ty
                         kbest[i] = kbest[i - 1]
                         i -= 1
                     kbest[i] = v
-                    nlim = _near_limit(kbest[k - 1], mg, grid)
+                    if kbest[k - 1] < kth:
+                        kth = kbest[k - 1]
+                        nlim = _near_limit(kth, mg, grid)
+                        if shares:
+                            tighten_min(lims, 0, kth)
             if far and v >= flim:
                 hit = True
                 if v > top:
                     top = v
-                    flim = _far_limit(top, mg, grid)
+                    if top > far_seen:
+                        far_seen = top
+                        flim = _far_limit(top, mg, grid)
+                        if shares:
+                            tighten_max(lims, 1, top)
             if hit:
                 if nc < cap:
                     cand[nc] = b0 + j
@@ -462,9 +492,10 @@ def _pass_parallel(X, q, m, k, mg, grid, far, chunks, cand, val, acc_type, cells
     tops = np.empty(chunks)
     counts = np.empty(chunks, np.int64)
     kb = np.empty((chunks, k))
+    lims = np.array([np.inf, -np.inf])  # the limits the threads share (``shared.py``)
     for c in prange(chunks):
         tops[c], counts[c] = _pass_range(X, q, min(m, c * BLOCK), m, chunks, k, mg, grid, far, kb[c], cand[c],
-                                         val[c], acc_type, cells)
+                                         val[c], acc_type, cells, lims)
     return tops, counts, kb
 
 
@@ -504,12 +535,13 @@ def _screen(Z, X, ids, m, qz, q, k, mg, grid, far, chunks, cand, val, pmin, acc_
         counts = np.empty(1, np.int64)
         kb = np.empty((1, k))
         lo, one = np.int64(0), np.int64(1)  # (int64 as in _pass_parallel, not literals: one specialization)
+        lims = np.empty(2)  # (one range shares nothing)
         if far:  # (a literal ``far`` lets the compiler drop the unused test from the near-only pass: 3 % faster)
             tops[0], counts[0] = _pass_range(X, q, lo, m, one, k, mg, grid, True, kb[0], cand[0], val[0], acc_type,
-                                             cells)
+                                             cells, lims)
         else:
             tops[0], counts[0] = _pass_range(X, q, lo, m, one, k, mg, grid, False, kb[0], cand[0], val[0], acc_type,
-                                             cells)
+                                             cells, lims)
     bi = np.full(k, np.iinfo(np.int64).max)
     if counts.max() > cand.shape[1]:
         return False, np.int64(-1), bi

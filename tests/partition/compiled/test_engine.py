@@ -387,3 +387,56 @@ def test_ceil_sqrt_is_exact_where_the_float_root_is_not():
     for p in [0, 1, 2, 3, 4, 5, 8, 9, 10, *big]:
         r = engine._ceil_sqrt(np.int64(p))
         assert r * r >= p and (r == 0 or (r - 1) * (r - 1) < p), p
+
+
+def _split_pass(screen, q, k, far, chunks, shared, preset=None):
+    """The ``chunks`` ranges of a split pass about grid query ``q`` run one after another, with one pair of shared
+    limits (starting at ``preset``, as if other threads had published them) or (not ``shared``) each with its own:
+    the k-th smallest and the largest over all ranges, the candidates that pass the final tests and those recorded
+    (column, value), the number recorded, and the shared limits at the end."""
+    Q, qids, cells = screen[2], screen[13], screen[15]
+    m = qids.shape[0]
+    mg = 2.0 * np.sqrt(screen[15][1].shape[1]) * (1.0 + engine._SLACK16)
+    kb, tops, picked = np.empty((chunks, k)), np.empty(chunks), []
+    cand, val = np.empty((chunks, engine.CAND_CAP), np.int64), np.empty((chunks, engine.CAND_CAP))
+    lims = np.array([np.inf, -np.inf] if preset is None else preset)
+    for c in range(chunks):
+        own = lims if shared else np.array([np.inf, -np.inf])
+        tops[c], n = engine._pass_range(Q, q, min(m, c * engine.BLOCK), m, chunks, k, mg, True, far, kb[c], cand[c],
+                                        val[c], engine.GRID, cells, own)
+        assert n <= engine.CAND_CAP
+        picked += zip(cand[c, :n].tolist(), val[c, :n].tolist())
+    kth = np.sort(kb.ravel())[k - 1]
+    nthr, fthr = engine._near_limit(kth, mg, True), engine._far_limit(tops.max(), mg, True)
+    final = {(j, v) for j, v in picked if v <= nthr or (far and v >= fthr)}
+    return kth, tops.max() if far else None, final, set(picked), len(picked), lims
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "sphere"])
+@pytest.mark.parametrize("far", [False, True], ids=["nearest", "farthest and nearest"])
+def test_the_ranges_of_a_split_pass_share_their_limits(far, kind):
+    """The 16 ranges of a split pass, run one after another with one pair of shared limits, record fewer candidates
+    than each range with limits of its own (those another range's limits rule out are skipped), yet the k-th
+    smallest and the largest over all ranges, and every candidate that passes the final tests, are the same. With
+    the final k-th smallest and largest published before the pass, the ranges record exactly the candidates that
+    pass the final tests: every shared limit is read, with its rounding margin. The largest published is the
+    largest distance. On the sphere every record lies
+    within the margins of the others' distances from its centre."""
+    rng = np.random.default_rng(21)
+    if kind == "gaussian":
+        Z = rng.standard_normal((40_000, 6))
+    else:  # record 0 at the centre, the others at radii 1 + 1e-11 i
+        u = rng.standard_normal((12_000, 4))
+        u /= np.linalg.norm(u, axis=1, keepdims=True)
+        Z = np.vstack([np.zeros((1, 4)), u * (1.0 + 1e-11 * rng.permutation(len(u)))[:, None]])
+    screen = _state(Z, chunks=16)[-1]
+    for i in ((0, 777, 39_000) if kind == "gaussian" else (0, 5)):
+        q = engine._grid_query(Z[i], screen[4], screen[11], screen[12])[0]
+        kth, top, final, _, count, lims = _split_pass(screen, q, 3, far, 16, True)
+        kth_o, top_o, final_o, _, count_o, _ = _split_pass(screen, q, 3, far, 16, False)
+        assert kth == kth_o and top == top_o and final == final_o and final
+        assert kth <= lims[0] < np.inf and lims[1] == (top if far else -np.inf)  # what the ranges published
+        if kind == "gaussian":
+            assert count < count_o
+        preset = [kth, top if far else -np.inf]
+        assert _split_pass(screen, q, 3, far, 16, True, preset)[3] == final
