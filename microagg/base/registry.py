@@ -209,13 +209,15 @@ class DataKernel:
     stages by what the data holds. Called as ``kernel(Z, k, cats, penalty)``: ``Z`` the masked z-scores (NaN where
     missing), ``cats`` the (ordinal, nominal) codes or None, ``penalty`` per attribute observed in one of two records
     only (docs/methods.md §8.5). It runs under the parameter values ``requires`` and on the ``engines`` named;
-    ``about`` says for a message what it is, ``records`` what the release records about it."""
+    ``about`` names the data for a message and how the kernel treats it, ``otherwise`` what else a user can do,
+    ``records`` what the release records about it."""
 
     data: str
     kernel: Callable
     requires: tuple  # ((parameter, value), ...)
     engines: tuple
     about: str
+    otherwise: str
     records: tuple = ()  # ((name, value), ...)
 
 
@@ -265,11 +267,10 @@ class Method:
         offers = [f"method '{name}'" + "".join(f" with {n} {v!r}" for n, v in d.requires) +
                   f" on the {' or '.join(d.engines)} engine" for (kind, name, dd), d in _DATA_KERNELS.items()
                   if kind == self.kind and dd == data]
-        about = next((d.about for (kind, _, dd), d in _DATA_KERNELS.items() if kind == self.kind and dd == data),
-                     f"{data} data")
+        known = next((d for (kind, _, dd), d in _DATA_KERNELS.items() if kind == self.kind and dd == data), None)
         got = f"method '{self.name}'" + "".join(f" {n} {params.get(n)!r}" for n, _ in (dk.requires if dk else ()))
-        raise MicroaggError(f"{about}: only {' or '.join(offers) or 'no method'} partitions such data; got {got} on "
-                            f"the {engine} engine.")
+        raise MicroaggError(f"{got} on the {engine} engine cannot partition {known.about if known else data}: only "
+                            f"{' or '.join(offers) or 'no method'} can." + (f" {known.otherwise}" if known else ""))
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -354,11 +355,11 @@ def register(kind: str, name: str, *, title: str, summary: str, source: str, par
 
 
 def register_data_kernel(kind: str, name: str, data: str, kernel: Callable, *, requires: dict, engines: tuple,
-                         about: str, records: dict | None = None) -> None:
+                         about: str, otherwise: str, records: dict | None = None) -> None:
     """Register ``kernel`` as what method ``name`` of ``kind`` runs on ``data`` ("categorical" or "missing"):
     :class:`DataKernel`; the release's stages choose it by what the data holds (``Method.data_kernel``)."""
     _DATA_KERNELS[(kind, name, data)] = DataKernel(data, kernel, tuple(requires.items()), tuple(engines), about,
-                                                   tuple((records or {}).items()))
+                                                   otherwise, tuple((records or {}).items()))
 
 
 def _public(kernel: Callable, check: Callable) -> Callable:

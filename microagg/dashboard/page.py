@@ -40,9 +40,13 @@ def headline(s: Setup, r: Result) -> None:
     c1.metric("Information loss (IL)", "undefined" if np.isnan(il) else f"{il:.3f} %",
               help="100·SSE/SST on z-scores (Chettri, Paul & Dutta, Eq. 4); undefined when every record is "
                    "identical (SST = 0).")
-    metric = r.summary["metric"].to_numpy()
-    groups = r.summary["value"].to_numpy()[metric == "groups"][0]  # per attribute: the first one's
-    c2.metric("Groups", f"{int(groups):,}")
+    row = r.summary[r.summary["metric"] == "groups"].iloc[0]
+    if s.part.record_level:
+        c2.metric("Groups", f"{int(row['value']):,}")
+    else:  # (a univariate method groups every attribute on its own: the report counts them all)
+        c2.metric("Groups (all attributes)", f"{int(row['value']):,}",
+                  help=f"{s.part.title} groups each of the {len(s.masked)} masked columns on its own; this counts "
+                       "the groups of all of them together.")
     c3.metric("Smallest equivalence class", int(values["smallest equivalence class"]),
               help="Released rows identical on all masked and key columns; k-anonymity needs at least k.")
     c4.metric("k-anonymous", "yes" if bool(values["k-anonymous"]) else "NO",

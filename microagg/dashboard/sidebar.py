@@ -3,7 +3,9 @@ metrics), each returning what it chose; :func:`sidebar` gathers them into a :cla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -132,8 +134,9 @@ def noise_seed(choices: tuple) -> int:
     return seeds[choices]
 
 
-def data_section() -> tuple[pd.DataFrame, str, list[str]]:
-    """The data source widgets; returns the data, a Python expression and CLI arguments that load it."""
+def data_section() -> tuple[pd.DataFrame, str, list[str], Callable[[set[str]], None]]:
+    """The data source widgets; returns the data, a Python expression and CLI arguments that load it, and what says,
+    once the columns are chosen (their names given), which of an upload's text columns the release drops."""
     info = datasets()
     source = st.radio("Source", ["benchmark", "generated", "upload"], horizontal=True, key="source",
                       format_func={"benchmark": "benchmark", "generated": "generated", "upload": "your CSV"}.get)
@@ -141,7 +144,7 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
         names = [n for n in info.index if info.loc[n, "kind"] == "benchmark"] + ["survey"]
         name = choose(st.selectbox, "Data set", names, "dataset", "census")
         st.caption(f"{info.loc[name, 'description']} — {info.loc[name, 'source']}")
-        return load(name), f"ma.load_dataset({name!r})", ["--dataset", name]
+        return load(name), f"ma.load_dataset({name!r})", ["--dataset", name], _silent
     if source == "generated":
         names = [n for n in info.index if info.loc[n, "kind"] == "generator"]
         name = choose(st.selectbox, "Generator", names, "generator", names[0])
@@ -151,7 +154,7 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
         seed = remember("seed", int(st.number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key="seed",
                                                     value=last("seed", 0))))
         return (load(name, n=n, seed=seed), f"ma.load_dataset({name!r}, n={n}, seed={seed})",
-                ["--dataset", name, "--data-param", f"n={n}", "--data-param", f"seed={seed}"])
+                ["--dataset", name, "--data-param", f"n={n}", "--data-param", f"seed={seed}"], _silent)
     up = st.file_uploader(f"CSV with a header row (at most {MAX_UPLOAD_MB} MB, {MAX_RECORDS:,} records)", type="csv",
                           key="upload")
     if up is None:
@@ -171,13 +174,11 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
         st.error(str(exc))
         st.stop()
     df = table.data
-    text = [note for note in table.notes if "is text" in note]
+    text = {c: note for c in map(str, df.columns) for note in table.notes if note.startswith(f"column '{c}' is text")}
     for note in table.notes:
-        if note not in text:
+        if note not in text.values():
             st.info(note)
-    if text:
-        st.warning(" ".join(text) + " Text columns are dropped from the release unless you mask them as categories "
-                   "('Categorical columns to mask') or list them under 'Columns to release unmasked' or 'Key columns'.")
+    dropped = partial(text_dropped, st.empty(), text)  # (filled once the columns are chosen, here on the page)
     if len(df) > MAX_RECORDS:
         st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
                  "Use the command line for larger files.")
@@ -186,8 +187,23 @@ def data_section() -> tuple[pd.DataFrame, str, list[str]]:
         st.error(f"{up.name} has {len(df)} record(s): microaggregation needs at least 2.")
         st.stop()
     if encoding == "utf-8":
-        return df, f"ma.read_csv({up.name!r}).data", ["--input", up.name]
-    return df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding]
+        return df, f"ma.read_csv({up.name!r}).data", ["--input", up.name], dropped
+    return (df, f"ma.read_csv({up.name!r}, encoding={encoding!r}).data", ["--input", up.name, "--encoding", encoding],
+            dropped)
+
+
+def _silent(used: set[str]) -> None:
+    """A data set without text columns: nothing to say."""
+
+
+def text_dropped(slot, text: dict[str, str], used: set[str]) -> None:
+    """Into ``slot``: the notes of the text columns (``text``: column -> note) that none of the ``used`` columns
+    (masked as categories, released unmasked, keys) takes, which the release therefore drops."""
+    left = [note for c, note in text.items() if c not in used]
+    if left:
+        slot.warning(" ".join(left) + " Text columns are dropped from the release unless you mask them as categories "
+                     "('Categorical columns to mask') or list them under 'Columns to release unmasked' or 'Key "
+                     "columns'.")
 
 
 def columns_section(df: pd.DataFrame, data_expr: str):
@@ -221,14 +237,17 @@ def columns_section(df: pd.DataFrame, data_expr: str):
     missing = "keep"
     holes = int(df[columns].isna().to_numpy().sum()) if columns else 0
     if holes:
-        missing = choose(st.radio, f"Missing cells ({holes:,} in the masked columns)", ["keep", "impute", "refuse"],
+        gaps = [c for c in columns if df[c].isna().any()]
+        named = ", ".join(gaps[:4]) + (f" and {len(gaps) - 4} more columns" if len(gaps) > 4 else "")
+        missing = choose(st.radio, f"Missing cells ({holes:,} in {named})", ["keep", "impute", "refuse"],
                          "missing", "keep", horizontal=True,
                          format_func={"keep": "release missing", "impute": "impute group value",
                                       "refuse": "refuse"}.get,
                          help="The records are microaggregated with distances over their observed attributes. "
                               "'release missing' leaves a missing cell missing (and hides a few observed cells "
                               "so that k rows share each missingness pattern); 'impute' releases the group "
-                              "value there. docs/methods.md §8.")
+                              "value there. Only MDAV (variant generic) groups such records: for another method, "
+                              "leave these columns out of 'Columns to mask'. docs/methods.md §8.")
     if ids:
         st.caption("Identifiers, neither masked nor released unless you select them: "
                    + "; ".join(f"**{c}** ({why})" for c, why in ids.items()))
@@ -411,8 +430,9 @@ def per_record(upload, n: int, d: int) -> tuple[np.ndarray, tuple]:
 def sidebar() -> Setup:
     with st.sidebar:
         st.header("Data")
-        df, data_expr, data_args = data_section()
+        df, data_expr, data_args, text_dropped_note = data_section()
         columns, keep, keys, strata, cats, weight, missing, missing_categories = columns_section(df, data_expr)
+        text_dropped_note({*keep, *keys, *(c for c, _, _ in cats)})
         given = {"columns": columns, "keep": keep, "keys": keys, "strata": strata, "sampling_weights": weight,
                  "ordinal": [c for c, kind, _ in cats if kind == "ordinal"],
                  "nominal": [c for c, kind, _ in cats if kind == "nominal"], "missing": missing,

@@ -328,5 +328,5 @@ register_data_kernel(
     "partition", "mdav", "categorical", lambda Z, k, cats, penalty: mdav_heterogeneous(Z, *cats, k, penalty),
     requires={"variant": "generic"}, engines=("memory",),
     records={"distance": "heterogeneous (Domingo-Ferrer & Torra 2005)"},
-    about="ordinal or nominal quasi-identifiers are grouped by heterogeneous MDAV (Domingo-Ferrer & Torra 2005; or "
-          "the categorical columns released as keys with strata instead)")
+    about="ordinal or nominal quasi-identifiers (heterogeneous MDAV groups them, Domingo-Ferrer & Torra 2005)",
+    otherwise="Or release the categorical columns unmasked as keys, with strata.")

@@ -72,5 +72,6 @@ def mdav_missing(Z: np.ndarray, k: int, mismatch: float = 0.0) -> np.ndarray:
 register_data_kernel(
     "partition", "mdav", "missing", lambda Z, k, cats, penalty: mdav_missing(Z, k, penalty),
     requires={"variant": "generic"}, engines=("memory",),
-    about="some masked cells are missing: records with missing cells are grouped by MDAV-generic with partial "
-          "distances (docs/methods.md §8.2; or missing='refuse', the cells filled by you)")
+    about="records with missing cells in the masked columns (MDAV-generic groups them by distances over their "
+          "observed cells, docs/methods.md §8.2)",
+    otherwise="Or fill the cells yourself, or leave the columns with missing cells out of the masked ones.")

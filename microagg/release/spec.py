@@ -105,8 +105,8 @@ OPTIONS: tuple[Option, ...] = (
            "original's order)", PUBLICATION, flag="--no-shuffle"),
     Option("seed", "seed", None, "seed of the shuffle of the released rows (default: a fresh one; whoever knows it "
            "and the original can undo the shuffle)", PUBLICATION, metavar="N"),
-    Option("keep_index", "bool", False, "release the input's row labels (the first column of a written file)",
-           PUBLICATION),
+    Option("keep_index", "bool", False, "release the input's row labels (the first column of a written file): "
+           "they link every released row to its record in the input, whatever the shuffle", PUBLICATION),
     Option("engine", "engine", MEMORY, "where the partition is computed: memory (all records at once), blocks "
            "(inside blocks of at most --block-size records) or dask (blocks on a Dask cluster)", ENGINE),
 )

@@ -4,6 +4,7 @@ the extremes of its range."""
 import pkgutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -75,6 +76,8 @@ def test_every_method(method):
     rel = ma.microaggregate(census, 5, method=method.name, **roles)  # the sidebar's defaults
     assert shown(at)["Information loss (IL)"] == f"{ma.metrics.information_loss(rel.Z, rel.Zp):.3f} %"
     assert shown(at)["k-anonymous"] == ("yes" if method.record_level else "NO")
+    groups = shown(at)["Groups" if method.record_level else "Groups (all attributes)"]  # univariate: every column's
+    assert groups == f"{sum(len(np.unique(c)) for c in rel.labels.reshape(len(rel.labels), -1).T):,}"
     caveat = [w.value for w in at.warning if "not k-anonymous" in w.value]
     assert bool(caveat) == (not method.record_level)  # said on the page, not only in the server's terminal
 
@@ -234,6 +237,7 @@ def test_dld_rule_drives_the_risk_utility_map_which_is_marked_stale_not_recomput
     both = ["noise", "rank_swap"]  # the comparison methods are on the map by default
     expected = risk_utility(census, [3, 4], ["mdav"], dld_rule="1st_or_2nd", baselines=both)["DLD"].tolist()
     assert table["DLD"].tolist() == pytest.approx(expected)
+    assert table["method"].iloc[0] == ma.registry.get_method("partition", "mdav").title  # as the sidebar names it
     assert table["DLD"].tolist() != pytest.approx(risk_utility(census, [3, 4], baselines=both)["DLD"].tolist())
     assert not any("earlier settings" in w.value for w in at.warning)
     at.selectbox(key="m-dld").set_value("expected").run()  # a later change: the old map stays, marked

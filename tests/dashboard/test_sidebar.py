@@ -66,6 +66,8 @@ def test_a_text_column_is_dropped_with_a_warning():
     assert "'Key columns'" in messages(at, "warning")  # a key is released too: never said to be dropped
     assert not at.error
     assert "who" not in at.dataframe[0].value.columns
+    at.multiselect(key="keep:ma.read_csv('mine.csv').data").set_value(["who"]).run()  # released: no longer dropped
+    assert not any("is text" in w.value for w in at.warning) and "who" in at.dataframe[0].value.columns
 
 
 def test_latin1_upload_with_the_encoding_option():

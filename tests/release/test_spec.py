@@ -139,9 +139,11 @@ def test_a_partitioner_s_kernel_for_other_data_is_chosen_by_capability():
     df = pd.DataFrame({"x": np.arange(20.0), "y": np.r_[np.nan, np.arange(19.0)], "c": list("ab") * 10})
     rel = ma.microaggregate(df, 4, columns=["x", "y"], identifiers=[])  # missing cells: MDAV's partial distances
     assert np.bincount(rel.labels).min() >= 4
-    with pytest.raises(ma.MicroaggError, match="only method 'mdav' with variant 'generic' on the memory engine"):
+    with pytest.raises(ma.MicroaggError, match="only method 'mdav' with variant 'generic' on the memory engine can. "
+                                               "Or fill the cells yourself"):
         ma.microaggregate(df, 4, columns=["x", "y"], method="vmdav", identifiers=[])
-    with pytest.raises(ma.MicroaggError, match="heterogeneous MDAV.*got method 'mdav' variant 'classic'"):
+    with pytest.raises(ma.MicroaggError, match="method 'mdav' variant 'classic' on the memory engine cannot partition "
+                                               "ordinal or nominal.*heterogeneous MDAV.*as keys, with strata"):
         ma.microaggregate(df, 4, columns=["x"], nominal=["c"], variant="classic", identifiers=[])
 
 

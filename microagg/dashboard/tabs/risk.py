@@ -70,7 +70,9 @@ def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, r
     """``runs``: (method, its parameters as a sorted tuple) pairs; ``baselines``: names of comparison methods. The
     map and what its runs said (warnings), for this session only."""
     bar = st.progress(0.0, text="Computing the risk-utility map…")
-    frame, notes = caught(risk_utility, df, ks, {m: (m, dict(mp)) for m, mp in runs}, aggregation, list(columns), p=p,
+    titles = {m.name: m.title for m in methods("partition")}  # (the map's legend and table name each by its title)
+    labelled = {titles[m]: (m, dict(mp)) for m, mp in runs}
+    frame, notes = caught(risk_utility, df, ks, labelled, aggregation, list(columns), p=p,
                           dld_rule=rule, confidential=list(confidential) or None, baselines=list(baselines),
                           progress=lambda f, msg: bar.progress(f, text=f"Computing the risk-utility map: {msg}"),
                           own=True)
@@ -81,8 +83,9 @@ def ru_sweep(df: pd.DataFrame, columns: tuple, confidential: tuple, ks: tuple, r
 @st.fragment
 def ru_map(s: Setup) -> None:
     r1, r2, r3 = st.columns([2, 2, 1])
-    names = [m.name for m in methods("partition")]
-    ru_methods = r1.multiselect("methods", names, key="ru-methods", **initial("ru-methods", "default", [s.part.name]))
+    titles = {m.name: m.title for m in methods("partition")}
+    ru_methods = r1.multiselect("methods", list(titles), key="ru-methods", format_func=titles.get,
+                                **initial("ru-methods", "default", [s.part.name]))
     remember("ru-methods", ru_methods)
     compare = remember("ru-baselines", r1.multiselect(
         "comparison methods (not microaggregation)", list(BASELINES), key="ru-baselines",
@@ -105,7 +108,7 @@ def ru_map(s: Setup) -> None:
         except MicroaggError as exc:
             st.error(str(exc))
             return
-        st.session_state["ru-result"] = (now, frame, s.part.name, RULE_TITLES[s.dld_rule], float(s.eparams["p"]),
+        st.session_state["ru-result"] = (now, frame, s.part.title, RULE_TITLES[s.dld_rule], float(s.eparams["p"]),
                                          notes)
     if "ru-result" not in st.session_state:
         return
