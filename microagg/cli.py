@@ -24,7 +24,7 @@ from .base.errors import MicroaggError, Parser
 from .base.registry import get_method, methods
 from .base.rows import public
 from .data.datasets import list_datasets, load_dataset
-from .data.io import check_output, read_csv, write_text
+from .data.io import check_output, read_csv, same_file, write_text
 from .figures import tables
 from .lab.html_report import html_report
 from .lab.reproduce import REPRODUCIBLE, summary
@@ -135,7 +135,7 @@ def cmd_run(args) -> int:
     for target in (args.out, args.report):
         if target:
             check_output(target, [args.input] if args.input else [], force=args.force)
-    if args.out and args.report and check_output(args.out, force=True) == check_output(args.report, force=True):
+    if args.out and args.report and same_file(args.out, args.report):
         raise MicroaggError("--out and --report name the same file: give them different names.")
     given = [*spec.keep, *spec.keys, *(c for c, _ in spec.ordinal), *spec.nominal]
     df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, given)

@@ -1,6 +1,7 @@
 """Hostile input through the API and the command line: every case gives a correct release or one clear message
 (a MicroaggError; exit 2 with one 'error:' line), and nothing on disk is lost or half written."""
 
+import gzip
 import os
 import subprocess
 import sys
@@ -31,6 +32,17 @@ def test_integer_column_labels_and_an_unnamed_series():
     assert list(rel.in_input_order().columns) == ["x0"]
     rel = ma.microaggregate(pd.DataFrame(X), 3, columns=["0", "2"], keep=["1"])
     assert list(rel.in_input_order().columns) == ["0", "1", "2"] and np.array_equal(rel.in_input_order()["1"], X[:, 1])
+
+
+@pytest.mark.parametrize("columns, message", [
+    (pd.MultiIndex.from_tuples([("g", "a"), ("g", "b"), ("h", "c")]), "columns have 2 levels"),
+    (["a", None, "c"], "column 2 of the data has no name"), (["a", "b", ""], "column 3 of the data has no name")])
+def test_columns_without_one_name_each_are_one_message(columns, message):
+    df = pd.DataFrame(np.random.default_rng(0).normal(size=(20, 3)))
+    df.columns = columns
+    for call in (lambda: ma.microaggregate(df, 3), lambda: ma.evaluate(df, df)):
+        with pytest.raises(ma.MicroaggError, match=message):
+            call()
 
 
 def test_all_identical_records_release_with_il_undefined():
@@ -189,7 +201,12 @@ def files(tmp_path):
     for name, text in f.items():
         (tmp_path / f"{name}.csv").write_text(text)
     (tmp_path / "latin.csv").write_bytes("größe,b\n1,2\n3,4\n".encode("latin-1"))
+    (tmp_path / "nohdr.csv").write_text("1.5,2.5\n3.25,4\n5,7.5\n")  # a record where the header should be
+    (tmp_path / "good.csv.gz").write_bytes(gzip.compress(f["good"].encode()))
     (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "header.csv")
+    (tmp_path / "here").symlink_to(tmp_path, target_is_directory=True)
     return tmp_path
 
 
@@ -212,6 +229,16 @@ CLI_ERRORS = [
     (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/nowhere/out.csv"], "does not exist"),
     (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/folder"], "is a directory"),
     (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/header.csv"], "already exists"),
+    (["--input", "{d}/nohdr.csv", "--k", "2"], "every name in the header row is a number (1.5, 2.5)"),
+    (["--input", "{d}/good.csv.gz", "--k", "2"], "is a gzip-compressed file, not a CSV text file"),
+    (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/pipe", "--force"], "is not a regular file"),
+    (["--input", "{d}/good.csv", "--k", "2", "--out", "/dev/null", "--force"], "is not a regular file"),
+    (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/link.csv", "--force"], "is a symbolic link"),
+    (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/new.csv", "--report", "{d}/here/new.csv"],
+     "--out and --report name the same file"),
+    (["--input", "{d}/good.csv", "--k", "2", "--out", "{d}/ok.csv", "--report", "{d}/" + "r" * 250 + ".html"],
+     "its name is too long"),
+    (["--input", "{d}/good.csv", "--k", "2", "--no-shuffle", "--seed", "5"], "leave the seed out"),
     (["--input", "{d}/good.csv", "--k", "2", "--force"], "--force allows --out or --report"),
     (["--input", "{d}/good.csv", "--k", "2", "--data-param", "n=5"], "--data-param"),
     (["--dataset", "census", "--k", "3", "--encoding", "latin-1"], "--encoding applies"),

@@ -47,12 +47,15 @@ def safety_rows(identifiers: dict, keys, strata, index_note, keep_index: bool, s
                        or "none", source="microagg.privacy.safety.identifiers"),
             report_row("key columns (in the k-anonymity check)", ", ".join(keys) or "none", source="release"),
             report_row("strata (microaggregated separately)", ", ".join(strata) or "none", source="release"),
-            report_row("row order", "shuffled (seeded random permutation)" if shuffled else
+            report_row("row order", ("shuffled (seeded random permutation), but the input's index is released "
+                                     "with every row (keep_index=True), which gives the input's order back"
+                                     if keep_index else "shuffled (seeded random permutation)") if shuffled else
                        "input order (shuffle=False): links rows to anyone holding the original's order",
                        source="release")]
     if index_note is not None or keep_index:
         what = index_note or "the input's index"
-        rows.append(report_row("input index", f"{what}: released (keep_index=True)" if keep_index else
+        rows.append(report_row("input index", f"{what}: released (keep_index=True): links every released row to "
+                               "its input record" if keep_index else
                                f"{what}: not released (keep_index=True would release it)", source="release"))
     return rows
 

@@ -11,7 +11,7 @@ import streamlit as st
 from ..base.advice import scale_hint
 from ..base.errors import MicroaggError
 from ..figures import tables
-from ..release.stages import EXACT_MEDIAN, KEPT_BREAKS, KEYS_BREAK, NOT_WHOLE_RECORDS
+from ..release.stages import EXACT_VALUES, KEPT_BREAKS, KEYS_BREAK, NOT_WHOLE_RECORDS
 from .cache import Result, blas_threads, overall, partition, read_doc, release, wait_for_mdav
 from .sidebar import Setup, sidebar
 from .tabs.aggregation import tab_aggregation
@@ -54,7 +54,7 @@ def headline(s: Setup, r: Result) -> None:
     caveats(s, r, values)
 
 
-SHOWN = (NOT_WHOLE_RECORDS, KEYS_BREAK, KEPT_BREAKS, EXACT_MEDIAN)  # notes the caveats below say in their own words
+SHOWN = (NOT_WHOLE_RECORDS, KEYS_BREAK, KEPT_BREAKS, EXACT_VALUES)  # notes the caveats below say in their own words
 
 
 def caveats(s: Setup, r: Result, values: pd.Series) -> None:

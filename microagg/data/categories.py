@@ -194,7 +194,7 @@ def _order(col: pd.Series, name: str, order: list | None) -> tuple[np.ndarray, s
         lookup = {text: v for v in seen for text in (str(v), f"{v:g}")}  # the command line gives numbers as text
         order = [lookup.get(v, v) for v in order]
     index = pd.Index(order)
-    unknown = list(np.asarray(seen)[index.get_indexer(seen) < 0])
+    unknown = [v.item() if isinstance(v, np.generic) else v for v in np.asarray(seen)[index.get_indexer(seen) < 0]]
     if unknown:
         raise MicroaggError(f"ordinal column '{name}' has categories {unknown[:5]} that are not in its order {order}: "
                             "list every category, from lowest to highest.")

@@ -170,7 +170,9 @@ def csv_header(f, encoding: str | None = None, name: str = "the CSV input") -> l
     if not head.strip():
         raise MicroaggError(f"{name} is empty: a CSV file needs a header row naming the columns, then one row per "
                             "record.")
-    return [h.strip() for h in next(csv.reader([head.rstrip("\r\n")], delimiter=_delimiter(head)))]
+    raw = next(csv.reader([head.rstrip("\r\n")], delimiter=_delimiter(head)))
+    _check_header([h.strip() for h in raw], name, raw)
+    return [h.strip() for h in raw]
 
 
 def _name(source) -> str:
@@ -198,6 +200,11 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
     """The text of ``data``, without the byte-order mark (U+FEFF) a UTF encoding may begin with: it is never data."""
     if isinstance(data, str):
         return data.removeprefix("\ufeff")
+    kind = next((kind for magic, kind in BINARY if data.startswith(magic)), None)
+    if kind is not None:
+        raise MicroaggError(f"{name} is {kind}, not a CSV text file: " + (
+            "give the CSV inside it (decompress or unpack it first)." if kind != "a Parquet file" else
+            "read it with --engine dask (a folder of Parquet files), or write it as CSV."))
     try:
         utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
     except LookupError:
@@ -210,6 +217,11 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
         at = exc.start + skip
         raise MicroaggError(f"{name} is not valid {encoding} (byte {at}: {data[at:at + 1]!r}); give its encoding, "
                             "e.g. --encoding latin-1 (encoding='latin-1' in Python).") from None
+
+
+BINARY = ((b"\x1f\x8b", "a gzip-compressed file"), (b"PK\x03\x04", "a zip archive (or a spreadsheet)"),
+          (b"PAR1", "a Parquet file"), (b"BZh", "a bzip2-compressed file"), (b"\xfd7zXZ\x00", "an xz-compressed file"),
+          (b"\xd0\xcf\x11\xe0", "an old Excel or Office file"))  # (first bytes, what the file is)
 
 
 def _delimiter(header: str) -> str:
@@ -244,10 +256,16 @@ def _check_fields(text: str, delimiter: str, name: str) -> None:
 
 
 def _check_header(header: list[str], name: str, raw: list[str]) -> None:
-    """Every name of ``header`` (``raw``'s, spaces at their ends removed) given, and unique."""
+    """Every name of ``header`` (``raw``'s, spaces at their ends removed) given, unique, and not all numbers (a file
+    without a header row: its first record would be released as the column names)."""
     empty = [j + 1 for j, h in enumerate(header) if not h]
     if empty:
         raise MicroaggError(f"{name}: column {empty[0]} has no name in the header row; name every column.")
+    if all(re.fullmatch(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?", h) for h in header):
+        shown = ", ".join(header[:4]) + (", ..." if len(header) > 4 else "")
+        raise MicroaggError(f"{name}: every name in the header row is a number ({shown}): the file seems to have no "
+                            "header row, and its first record would be read as the column names (and released as "
+                            "them). Add a first line naming the columns (names such as years need a letter: y2019).")
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
         spaced = [r for r, h in zip(raw, header) if h in dup and r != h]
@@ -387,7 +405,7 @@ def check_output(path, inputs: Sequence = (), force: bool = False, directory: bo
     shown = os.fspath(path)
     full = os.path.abspath(shown)
     for given in inputs:
-        if isinstance(given, (str, os.PathLike)) and _same(full, os.path.abspath(os.fspath(given))):
+        if isinstance(given, (str, os.PathLike)) and same_file(full, given):
             raise MicroaggError(f"the output {shown} is the input file: writing it would destroy the original "
                                 "data. Choose another output name.")
     folder = os.path.dirname(full)
@@ -398,6 +416,16 @@ def check_output(path, inputs: Sequence = (), force: bool = False, directory: bo
     if os.path.isdir(full) and not directory:
         raise MicroaggError(f"the output {shown} is a directory; give a file name, e.g. "
                             f"{os.path.join(shown, 'release.csv')}.")
+    if os.path.islink(full):  # (a link would be replaced by the file, its target left as it was)
+        raise MicroaggError(f"the output {shown} is a symbolic link (to {os.readlink(full)}); give the path of the "
+                            "file itself, or a new name.")
+    if os.path.exists(full) and not (os.path.isfile(full) or os.path.isdir(full)):
+        raise MicroaggError(f"the output {shown} is not a regular file (a device, a pipe or a socket): the release "
+                            "is written to a file, replacing it whole. Give a file name.")
+    limit = _name_max(folder)
+    if not directory and len(os.fsencode(os.path.basename(full))) + TMP_EXTRA > limit:
+        raise MicroaggError(f"cannot write {shown}: its name is too long for this file system (at most "
+                            f"{limit - TMP_EXTRA} bytes). Choose a shorter name.")
     if os.path.exists(full) and directory and not os.path.isdir(full):
         raise MicroaggError(f"the output {shown} is a file; give a directory for the Parquet files.")
     if os.path.exists(full) and not force and not (directory and not os.listdir(full)):
@@ -406,7 +434,21 @@ def check_output(path, inputs: Sequence = (), force: bool = False, directory: bo
     return full
 
 
-def _same(a: str, b: str) -> bool:
+TMP_EXTRA = 14  # bytes :func:`_atomic`'s temporary file adds to a name ("." + "." + 8 random + ".tmp")
+
+
+def _name_max(folder: str) -> int:
+    """The longest file name ``folder``'s file system allows, in bytes (255 where it cannot say)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):
+        return 255
+
+
+def same_file(a, b) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file, existing or not (through links, another spelling, a folder
+    reached through a link)."""
+    a, b = os.path.abspath(os.fspath(a)), os.path.abspath(os.fspath(b))
     if os.path.exists(a) and os.path.exists(b):
         return os.path.samefile(a, b)
     return os.path.realpath(a) == os.path.realpath(b)

@@ -19,8 +19,17 @@ from ..base.errors import MicroaggError
 def as_frame(data) -> pd.DataFrame:
     """Wrap an array-like as a DataFrame (columns ``x0, x1, ...``); DataFrames pass as they are, except that
     column labels that are not strings (``pd.DataFrame(array)``: 0, 1, ...) become strings ("0", "1", ...)
-    in a new frame sharing the data; an unnamed Series becomes column ``x0``."""
+    in a new frame sharing the data; an unnamed Series becomes column ``x0``. Columns of several levels (a
+    MultiIndex) or without a name (None, NaN, "") are refused: their names would not survive a CSV."""
     if isinstance(data, pd.DataFrame):
+        if isinstance(data.columns, pd.MultiIndex):
+            raise MicroaggError(f"the data's columns have {data.columns.nlevels} levels (a pandas MultiIndex, e.g. "
+                                f"{data.columns[0]!r}): give each column one name, e.g. df.columns = "
+                                "['_'.join(map(str, c)) for c in df.columns].")
+        unnamed = [j for j, c in enumerate(data.columns) if c is None or c == "" or (isinstance(c, float) and c != c)]
+        if unnamed:
+            raise MicroaggError(f"column {unnamed[0] + 1} of the data has no name ({data.columns[unnamed[0]]!r}); "
+                                "name every column.")
         if all(isinstance(c, str) for c in data.columns):
             return data
         return data.rename(columns=str)
@@ -146,7 +155,8 @@ def check_scale(X: np.ndarray, names: Sequence[str], std: Standardizer) -> np.nd
             raise MicroaggError(f"column '{name}' has values up to {top[j]:.3g}: its deviations from the mean overflow "
                                 "float64 (largest about 1.8e308), so it cannot be standardized. Rescale it (e.g. "
                                 "divide by 1e10) and try again.")
-        spread = np.nanmax(X[:, j]) - np.nanmin(X[:, j]) if len(X) else 0.0
+        with np.errstate(over="ignore"):  # (a spread past float64's largest is inf: not below the threshold)
+            spread = np.nanmax(X[:, j]) - np.nanmin(X[:, j]) if len(X) else 0.0
         if std.sd[j] < np.finfo(np.float64).tiny and spread > 0:
             raise MicroaggError(f"column '{name}' varies by only {spread:.3g}: below the smallest normal "
                                 "float64 (2.2e-308), it cannot be standardized. Rescale it (e.g. multiply by 1e10) "

@@ -19,7 +19,7 @@ from ..metrics.risk import RULE_METRICS, check_rule
 from ..privacy.wishes import NAMES as WISHES
 from ..release.pipeline import microaggregate
 from ..release.spec import ReleaseSpec
-from ..release.stages import EXACT_MEDIAN, NOT_WHOLE_RECORDS, roles_of, standardize
+from ..release.stages import EXACT_VALUES, NOT_WHOLE_RECORDS, roles_of, standardize
 from .baselines import get_baseline
 
 SWEPT = ("IL", "PIL", "DLD", "SDID", "exact cells", "exact records")  # registered metrics; DLD by the chosen rule
@@ -28,7 +28,7 @@ COMPARE_COLUMNS = ["run", "method", "k", "IL", "DLD", "groups", "k-anonymous", "
 
 # what a sweep's releases say that its table says already (the k-anonymous column, the exact cells): not repeated;
 # collected per call (base.said), not by silencing them process-wide, which would silence other threads' releases too
-SWEEP_QUIET = (NOT_WHOLE_RECORDS, EXACT_MEDIAN)  # the map's points are not meant as k-anonymous releases
+SWEEP_QUIET = (NOT_WHOLE_RECORDS, EXACT_VALUES)  # the map's points are not meant as k-anonymous releases
 Runs = Mapping[str, tuple[str, dict]] | Sequence[str]
 Baselines = Mapping[str, Sequence[float]] | Sequence[str]
 

@@ -95,7 +95,8 @@ def _by_class(v: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     cut = np.clip(np.searchsorted(F, lev, side="left"), start, end)  # F_table < lev before cut, >= lev from cut
     below = lev * (cut - start) - (S[cut] - S[start])
     above = (S[end] - S[cut]) - lev * (end - cut)
-    return distinct, entropy, np.bincount(owner, weights=below + above, minlength=n_cls) / (m - 1)
+    t = np.bincount(owner, weights=below + above, minlength=n_cls) / (m - 1)
+    return distinct, entropy, np.maximum(t, 0.0)  # (a distance: rounding of the prefix sums can leave -1e-17)
 
 
 def attribute_disclosure(sensitive, released, key_classes=None) -> dict:

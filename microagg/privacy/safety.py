@@ -19,8 +19,10 @@ import pandas as pd
 from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 
-# id, ID, Id, user_id, user-id, user id, userId, UserID, id_number, key, ssn, uuid, guid
-_ID_NAME = re.compile(r"^(id|key|ssn|uuid|guid)$|^id[_\s.-]|[_\s.-](id|key|ssn)$", re.IGNORECASE)
+# id, ID, Id, user_id, user-id, user id, userId, UserID, id_number, key, ssn, uuid, guid; caseid, seqn, serial(no),
+# recno, respid; patient_number, account_num, case_nr; "Unnamed: 0" (a CSV's saved row labels, as pandas names them)
+_ID_NAME = re.compile(r"^(id|key|ssn|uuid|guid|caseid|seqn|serial|serialno|recno|respid)$|^id[_\s.-]|"
+                      r"[_\s.-](id|key|ssn|number|num|nr)$|^unnamed:\s*\d+$", re.IGNORECASE)
 _CAMEL_ID = re.compile(r"[a-z](Id|ID)$")  # case-sensitive: userId, UserID, but not paid or valid
 # a word of a column name that names a sampling weight: weight(s) alone or after a survey prefix (pweight,
 # final_weight, dweight), any word ending in wgt or wght (finalwgt, afnlwgt, pspwght), wt as a whole word or
@@ -102,12 +104,13 @@ def identifiers(df: pd.DataFrame) -> dict[str, str]:
 
     A bundled data set declares its identifiers (``attrs["roles"]["identifiers"]``, e.g. EIA's UTILITYID) and
     then only those count; for other data a column is an identifier when its name says so (id, ID, *_id, *Id,
-    id_*, key, ssn, uuid, guid), when its values look like record numbers (at least 3 distinct non-negative whole
-    numbers filling at least half of their range, in any order, or rising or falling down the file by one constant
-    step) or when it is text with a distinct value on every record. The values rules look at the observed cells
-    only: a missing cell, or a stray text cell ('n/a', '-') among numbers, does not hide a record number. A
-    measurement sorted in ascending order is not a record number: its steps are uneven and its range far wider
-    than its count. ``microaggregate`` neither masks nor releases them unless they are named in ``columns``,
+    id_*, key, ssn, uuid, guid, caseid, seqn, serial, recno, respid, *_number, *_num, *_nr, and "Unnamed: 0", the
+    name pandas gives a CSV's saved row labels), when its values look like record numbers (at least 3 distinct
+    non-negative whole numbers filling at least half of their range, in any order, or rising or falling down the
+    file by one constant step) or when it is text with a distinct value on every record. The values rules look at
+    the observed cells only: a missing cell, or a stray text cell ('n/a', '-') among numbers, does not hide a record
+    number. A measurement sorted in ascending order is not a record number: its steps are uneven and its range far
+    wider than its count. ``microaggregate`` neither masks nor releases them unless they are named in ``columns``,
     ``keep`` or ``identifiers``.
     """
     names = [str(c) for c in df.columns]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shlex
 
-from ..base.labels import GIVEN
 from .spec import ReleaseSpec
 
 
@@ -23,7 +22,7 @@ def cli_command(spec: ReleaseSpec, data_args: list[str]) -> str:
     """``python -m microagg run ...`` that rebuilds the release; ``data_args`` selects the input. A partition given
     as ``labels=`` has no command line: a comment says so; parameters given as arrays (per-record values uploaded
     in the dashboard) are left out, said in a comment."""
-    if spec.method == GIVEN:
+    if spec.labels_given:
         return "# a release of a partition given as labels= is reproduced only through the Python API (above)"
     argv, arrays = spec.argv()
     note = f"  # {', '.join(arrays)} per record: only through the Python API" if arrays else ""

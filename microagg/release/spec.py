@@ -187,6 +187,7 @@ class ReleaseSpec:
     seed: int | None = None
     keep_index: bool = False
     engine: Memory | Blocks | Dask = MEMORY
+    labels_given: bool = False  # the partition was given as labels= (``method``, if not GIVEN, says how it was made)
 
     @classmethod
     def of(cls, k, method: str | None = None, aggregation: str = "mean", method_params: dict | None = None,
@@ -210,17 +211,21 @@ class ReleaseSpec:
         if agg.caps.privacy == DIFFERENTIAL_PRIVACY and ap.get("noise_seed") is None:
             ap = {**ap, "noise_seed": permutation(0, None)[1]}  # a fresh seed, recorded like the shuffle's
         spec = cls(k, GIVEN if labels_given and method is None else part.name, Params({} if labels_given and
-                   method is None else mp), agg.name, Params(ap), engine=engine, **given)
+                   method is None else mp), agg.name, Params(ap), engine=engine, labels_given=labels_given, **given)
         spec.check(part, agg, labels_given, method_params, aggregation_params)
         return spec
 
     def check(self, part: Method, agg: Method, labels_given: bool, method_params: dict | None,
               aggregation_params: dict | None) -> None:
-        """The rules between options (each option is valid on its own): refinement and labels, renormalize and
-        an aggregation that keeps the moments, the shuffle's seed against a method's own, the engine's table."""
+        """The rules between options (each option is valid on its own): refinement and labels, a seed without the
+        shuffle, renormalize and an aggregation that keeps the moments, the shuffle's seed against a method's own,
+        the engine's table."""
         if self.refine != "none" and labels_given:
             raise MicroaggError(f"refine={self.refine!r} refines a partition computed here by the memory or blocks "
                                 "engine: not with labels= (refine them with microagg.partition.igd_refine).")
+        if self.seed is not None and not self.shuffle:
+            raise MicroaggError(f"seed={self.seed} seeds the shuffle of the released rows, and shuffle=False "
+                                "(--no-shuffle) publishes them in the input's order: leave the seed out.")
         if self.renormalize and agg.caps.preserves_moments:
             raise MicroaggError(f"renormalize=True cannot be combined with aggregation '{agg.name}': it already "
                                 "preserves every attribute's mean and variance, and rescaling would undo what it "
@@ -310,8 +315,8 @@ class ReleaseSpec:
     def python_call(self, data: str) -> str:
         """``ma.microaggregate(...)`` that makes this release again; ``data`` is the expression of the input."""
         arrays = [n for n, v in self.parameters().items() if isinstance(v, np.ndarray)]
-        args = [f"k={self.k}", "labels=labels" if self.method == GIVEN else f"method={self.method!r}",
-                f"aggregation={self.aggregation!r}"]
+        args = [f"k={self.k}", *(["labels=labels"] if self.labels_given else []),
+                *([f"method={self.method!r}"] if self.method != GIVEN else []), f"aggregation={self.aggregation!r}"]
         args += [f"{name}={_python(OPTION[name], value)}" for name, value in self.given().items()]
         values = {n: f"{n}_values" if n in arrays else repr(v) for n, v in self.parameters().items()}
         own = {key: [n for n in (m.params if m else ()) if n.name in OPTION and n.name in values]
@@ -323,7 +328,7 @@ class ReleaseSpec:
         body = ",\n    ".join(args)
         load = "".join(f"{n}_values = ...  # the {self.parameters()[n].shape} array of {n} values you uploaded\n"
                        for n in arrays)
-        if self.method == GIVEN:
+        if self.labels_given:
             load += "labels = ...  # the partition you gave as labels= (one group number per record, input order)\n"
         imports = "import microagg as ma\n" + ("import pandas as pd\n" if "pd." in data else "")
         return (f"{imports}\ndf = {data}\n{load}rel = ma.microaggregate(\n    df,\n    {body},\n)\n"
@@ -332,7 +337,7 @@ class ReleaseSpec:
     def argv(self) -> tuple[list[str], list[str]]:
         """The command line's arguments of this release (after ``run`` and the data's), and the parameters given as
         arrays, which have none (only the Python API takes them)."""
-        if self.method == GIVEN:
+        if self.labels_given:
             raise MicroaggError("a release of a partition given as labels= has no command line: only the Python API "
                                 "takes labels.")
         params = self.parameters()

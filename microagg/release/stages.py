@@ -50,7 +50,7 @@ from .spec import ReleaseSpec
 NOT_WHOLE_RECORDS = re.compile(r"method '.*' groups each attribute separately")
 KEYS_BREAK = re.compile(r"the key columns .* break k-anonymity")
 KEPT_BREAKS = re.compile(r"kept column '.*' is not in the k-anonymity check")
-EXACT_MEDIAN = re.compile(r"median aggregation with groups of odd size")
+EXACT_VALUES = re.compile(r"median aggregation with groups of odd size|aggregation '\w+' publishes some members' own")
 
 
 def roles_of(df: pd.DataFrame, spec: ReleaseSpec) -> Roles:
@@ -267,7 +267,7 @@ def release_values(X: np.ndarray, Zp: np.ndarray, labels: np.ndarray, agg: Metho
 def _overflow_scale(X: np.ndarray) -> np.ndarray:
     """1 per column, or its largest magnitude for a column whose group sums could overflow float64."""
     top = np.nanmax(np.abs(X), axis=0) if len(X) else np.zeros(X.shape[1])
-    risky = top * max(len(X), 1) > np.finfo(np.float64).max / 4
+    risky = top > np.finfo(np.float64).max / 4 / max(len(X), 1)  # (divided: the product itself could overflow)
     return np.where(risky, top, 1.0)
 
 
@@ -323,7 +323,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpe
             f"the keys and masked columns ({anonymity['records_in_small_classes']} records in classes "
             f"smaller than k). Microaggregate inside strata of the keys (strata={roles.keys}) to keep "
             "it; see the report.", stacklevel=3)
-    _warn_exact_median(masked.name, labels, prep.X, V, masked.survey is not None)
+    _warn_exact_values(masked.name, labels, prep.X, V, masked.survey is not None)
 
     names, cols, conf, keep = roles.names, roles.masked, roles.confidential, roles.kept
     categorical = [] if cats is None else cats.names
@@ -357,6 +357,10 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpe
             say(f"kept column '{c}' is not in the k-anonymity check: whoever also knows it finds {small} released "
                 f"rows in classes smaller than k ({unique} of them unique). Declare it in keys (and strata) to cover "
                 "it, or leave it out; see the report.", stacklevel=3)
+    if spec.keep_index:
+        say("keep_index=True releases the input's row labels: they link every released row to its record in the "
+            "input" + (", and give back the order the shuffle hid" if spec.shuffle else "") + ". Leave it out "
+            "unless the labels are meant to be published.", stacklevel=3)
     return Release(protected=protected, labels=labels, params=params, original=df[cols + conf + categorical].copy(),
                    Z=prep.Z,
                    Zp=masked.Zp, standardizer=prep.std, masked=cols, dropped=dropped, kept=keep,
@@ -400,16 +404,22 @@ def _coverage(df: pd.DataFrame, codes: np.ndarray, V: np.ndarray, uncovered: lis
         yield c, int((size == 1).sum()), int((size < k).sum())
 
 
-def _warn_exact_median(aggregation: str, labels: np.ndarray, X: np.ndarray, V: np.ndarray, survey: bool) -> None:
-    """The median of a group of odd size (a weighted median: of any size) is one member's own value: say how many
-    cells are published exactly."""
-    if aggregation != "median" or not (survey or (np.bincount(pooled_labels(labels)) % 2).any()):
+ROBUST = ("trim", "onestep")  # robust location estimates: at their limits a member's own value (docs/methods.md §3)
+
+
+def _warn_exact_values(aggregation: str, labels: np.ndarray, X: np.ndarray, V: np.ndarray, survey: bool) -> None:
+    """Say how many cells are published exactly where the aggregation publishes members' own values by design: the
+    median of a group of odd size (a weighted median: of any size), a trimmed mean or a one-step M-estimate that
+    falls on a member's value (a trimmed mean trimming to one value is the median)."""
+    if not (aggregation == "median" and (survey or (np.bincount(pooled_labels(labels)) % 2).any())
+            or aggregation in ROBUST):
         return
     same = X == V  # a missing cell equals nothing
     cells, records = (100.0 * same.mean(), 100.0 * same.any(axis=1).mean()) if survey else exact_cells(X, V)
     if not cells:
         return
-    say(f"median aggregation with groups of odd size publishes one member's own value: {cells:.1f} % of "
-        f"the masked cells equal their original ({records:.1f} % of the records have at least one); see "
-        "'exact cells' in the report, or use the mean.", stacklevel=4)
+    what = ("median aggregation with groups of odd size publishes one member's own value" if aggregation == "median"
+            else f"aggregation '{aggregation}' publishes some members' own values")
+    say(f"{what}: {cells:.1f} % of the masked cells equal their original ({records:.1f} % of the records have at "
+        "least one); see 'exact cells' in the report, or use the mean.", stacklevel=4)
 

@@ -161,3 +161,17 @@ def test_a_release_of_given_labels_has_a_recipe_that_takes_them_again(tmp_path, 
     monkeypatch.chdir(tmp_path)
     exec(code.replace("labels = ...", "labels = given"), {"given": labels})  # noqa: S102 - the snippet is ours
     assert (tmp_path / "release.csv").read_bytes() == rel.to_csv().encode()
+
+
+def test_labels_given_with_the_method_that_made_them_keep_both_in_the_recipe(tmp_path, monkeypatch):
+    """labels= with method= (the caller's statement of how they were made): the recipe takes the labels again and
+    keeps the method, so running it gives the same release, not a new partition by the method."""
+    df = ma.load_dataset("tarragona")
+    labels = np.arange(len(df)) // 3
+    rel = ma.microaggregate(df, 3, labels=labels, method="vmdav", gamma=0.5, columns=["SALES", "LABOR.COSTS"], seed=8)
+    code = recipe.python_snippet(rel.spec, "ma.load_dataset('tarragona')")
+    assert "labels=labels" in code and "method='vmdav'" in code and "gamma=0.5" in code
+    assert recipe.cli_command(rel.spec, ["--dataset", "tarragona"]).startswith("# a release of a partition given")
+    monkeypatch.chdir(tmp_path)
+    exec(code.replace("labels = ...", "labels = given"), {"given": labels})  # noqa: S102 - the snippet is ours
+    assert (tmp_path / "release.csv").read_bytes() == rel.to_csv().encode()

@@ -46,11 +46,16 @@ def test_an_index_of_identifiers_is_not_written():
     written = pd.read_csv(io.StringIO(buffer.getvalue()))
     assert list(written.columns) == ["a", "b"] and not rel.protected.index.isin(ssn).any()
     assert overall(rel)["input index"] == "index 'ssn': not released (keep_index=True would release it)"
-    kept = ma.microaggregate(df, 3, keep_index=True)
+    with pytest.warns(UserWarning, match="keep_index=True releases the input's row labels: they link every "
+                                         "released row to its record in the input, and give back the order"):
+        kept = ma.microaggregate(df, 3, keep_index=True)
     buffer = io.StringIO()
     kept.to_csv(buffer)
     assert sorted(pd.read_csv(io.StringIO(buffer.getvalue()))["ssn"]) == sorted(ssn)
-    assert overall(kept)["input index"] == "index 'ssn': released (keep_index=True)"
+    assert overall(kept)["input index"] == ("index 'ssn': released (keep_index=True): links every released row to "
+                                            "its input record")
+    assert "gives the input's order back" in overall(kept)["row order"]
+    assert overall(rel)["row order"] == "shuffled (seeded random permutation)"
 
 
 def test_a_kept_text_index_and_its_name_are_spreadsheet_safe():
@@ -172,7 +177,8 @@ def test_bad_safety_options(kwargs, fragment):
 
 @pytest.mark.parametrize("kind,options", [
     ("NOT_WHOLE_RECORDS", dict(method="individual_ranking")), ("KEYS_BREAK", dict(keys=["region"])),
-    ("KEPT_BREAKS", dict(columns=["AGI", "FEDTAX"], keep=["PTOTVAL"])), ("EXACT_MEDIAN", dict(aggregation="median"))])
+    ("KEPT_BREAKS", dict(columns=["AGI", "FEDTAX"], keep=["PTOTVAL"])), ("EXACT_VALUES", dict(aggregation="median")),
+    ("EXACT_VALUES", dict(aggregation="trim", trim=0.5))])
 def test_each_warning_a_reader_recognizes_is_said_in_the_words_it_looks_for(kind, options):
     """The dashboard's caveats and the sweeps recognize these warnings of the release stage by their start."""
     _, notes = caught(ma.microaggregate, census_with_region(10), 3, **options)

@@ -50,6 +50,8 @@ def test_an_option_reads_back_from_the_command_line_it_writes(options):
     back, through the flags generated from OPTIONS, as the same specification."""
     if options.get("strata_scaling") == "stratum" and not options.get("strata"):
         options["strata"] = ["s"]  # stratum scaling needs strata
+    if options.get("shuffle") is False:
+        options.pop("seed", None)  # the shuffle's seed needs the shuffle
     spec = ReleaseSpec.of(3, "mdav", "mean", **options)
     argv, arrays = spec.argv()
     assert arrays == []
@@ -163,3 +165,9 @@ def test_option_rows_read_as_words_never_none():
     assert rows["identifiers"] == "detected" and rows["sampling_weights"] == "none" and rows["keys"] == "none"
     assert "None" not in rows.values()
     assert dict(ReleaseSpec.of(3, "mdav", "mean", identifiers=[]).option_rows())["identifiers"] == "none"
+
+
+def test_a_seed_without_the_shuffle_is_refused_not_ignored():
+    with pytest.raises(ma.MicroaggError, match="seed=5 seeds the shuffle .* leave the seed out"):
+        ReleaseSpec.of(3, shuffle=False, seed=5)
+    assert ReleaseSpec.of(3, seed=5).seed == 5 and ReleaseSpec.of(3, shuffle=False).seed is None
