@@ -124,6 +124,12 @@ def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
         df = drop_rows(df, roles.ordinal, roles.nominal)
     cats = encode(df, roles.ordinal, roles.nominal, spec.missing_categories)
     X = numeric_matrix(df, roles.masked, min_rows=spec.k, missing=spec.missing != "refuse")
+    if spec.missing == "impute" and not np.isnan(X).any():
+        say("missing='impute' has nothing to impute: the masked columns have no missing cells.", stacklevel=3)
+    if spec.missing_categories != "refuse" and not holes:
+        say(f"missing_categories={spec.missing_categories!r} has nothing to do: " +
+            ("the categorical columns have no missing cells." if roles.ordinal or roles.nominal else
+             "no ordinal or nominal column is masked."), stacklevel=3)
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
     for note in cats.notes if cats is not None else ():

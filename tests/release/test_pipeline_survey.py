@@ -125,3 +125,11 @@ def test_on_complete_data_the_missing_option_changes_nothing(method):
     for missing in ("impute", "refuse"):
         same = ma.microaggregate(df, 3, method=method, seed=4, missing=missing)
         assert same.protected.equals(today.protected) and same.params == today.params and same.survey is None
+
+
+def test_a_missing_cells_choice_with_nothing_to_do_is_said_not_ignored():
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6], "b": [1.0, 2, 3, 4, 5, 7]})
+    with pytest.warns(UserWarning, match="missing='impute' has nothing to impute"):
+        ma.microaggregate(df, 2, missing="impute", identifiers=[])
+    with pytest.warns(UserWarning, match="missing_categories='drop' has nothing to do: no ordinal or nominal"):
+        ma.microaggregate(df, 2, missing_categories="drop", identifiers=[])
