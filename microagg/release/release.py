@@ -164,6 +164,11 @@ class Release:
         rows += [report_row("smallest equivalence class", an["min_class"], "records", HIGHER, on),
                  report_row("records in classes < k", an["records_in_small_classes"], "records", LOWER, on),
                  report_row("k-anonymous", an["k_anonymous"], source=on)]
+        breaking = [col for col, _, small in self.coverage if small]
+        if breaking:  # (said over all attributes too, beside "k-anonymous", which is on the masked and key columns)
+            rows.append(report_row("k-anonymous with the kept columns known", False,
+                                   source=f"not with {', '.join(breaking)} known (kept unmasked, not keys); declare "
+                                          "them in 'keys' (and 'strata') to cover them"))
         rows += [report_row("kept column not in the k-anonymity check: records unique if it is known", unique,
                             "records", LOWER, f"{small} records in classes < k with {col} known; declare it in "
                             "'keys' (and 'strata') to cover it", attribute=col) for col, unique, small in self.coverage]

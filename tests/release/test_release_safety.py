@@ -100,6 +100,11 @@ def test_a_kept_column_not_declared_a_key_gets_its_coverage_line_and_a_warning()
     assert f"{(sizes < 3).sum()} records in classes < k" in line["source"].item()
     assert f"finds {(sizes < 3).sum()} released rows in classes smaller than k ({(sizes == 1).sum()} of them" \
         in str(said[0].message)
+    said_all = overall(rel)  # over all attributes too, where the command line's short report shows it
+    assert said_all["k-anonymous"] is True and said_all["k-anonymous with the kept columns known"] is False
+    covered = ma.microaggregate(df, 3, columns=["AGI", "FEDTAX"], keep=["PTOTVAL"], keys=["region", "PTOTVAL"],
+                                strata=["region"])
+    assert "k-anonymous with the kept columns known" not in overall(covered)
 
 
 def test_a_stratum_smaller_than_k_is_refused_with_its_name_and_size():
