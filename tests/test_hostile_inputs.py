@@ -1,6 +1,7 @@
 """Hostile input through the API and the command line: every case gives a correct release or one clear message
 (a MicroaggError; exit 2 with one 'error:' line), and nothing on disk is lost or half written."""
 
+import contextlib
 import gzip
 import os
 import subprocess
@@ -36,7 +37,8 @@ def test_integer_column_labels_and_an_unnamed_series():
 
 @pytest.mark.parametrize("columns, message", [
     (pd.MultiIndex.from_tuples([("g", "a"), ("g", "b"), ("h", "c")]), "columns have 2 levels"),
-    (["a", None, "c"], "column 2 of the data has no name"), (["a", "b", ""], "column 3 of the data has no name")])
+    (["a", None, "c"], "column 2 of the data has no name"), (["a", "b", ""], "column 3 of the data has no name"),
+    (["a", pd.NA, "c"], "column 2 of the data has no name")])
 def test_columns_without_one_name_each_are_one_message(columns, message):
     df = pd.DataFrame(np.random.default_rng(0).normal(size=(20, 3)))
     df.columns = columns
@@ -204,9 +206,11 @@ def files(tmp_path):
     (tmp_path / "nohdr.csv").write_text("1.5,2.5\n3.25,4\n5,7.5\n")  # a record where the header should be
     (tmp_path / "good.csv.gz").write_bytes(gzip.compress(f["good"].encode()))
     (tmp_path / "folder").mkdir()
-    os.mkfifo(tmp_path / "pipe")
-    (tmp_path / "link.csv").symlink_to(tmp_path / "header.csv")
-    (tmp_path / "here").symlink_to(tmp_path, target_is_directory=True)
+    if hasattr(os, "mkfifo"):  # (the cases that need them are skipped where a system has no pipes or links)
+        os.mkfifo(tmp_path / "pipe")
+    with contextlib.suppress(OSError):
+        (tmp_path / "link.csv").symlink_to(tmp_path / "header.csv")
+        (tmp_path / "here").symlink_to(tmp_path, target_is_directory=True)
     return tmp_path
 
 
@@ -274,6 +278,9 @@ CLI_ERRORS = [
 
 @pytest.mark.parametrize(("argv", "message"), CLI_ERRORS, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
 def test_every_cli_error_is_one_line_and_exit_2(files, capsys, argv, message):
+    needs = [n for n in ("pipe", "link.csv", "here", "/dev/null") if any(n in a for a in argv)]
+    if not all(os.path.lexists(n if n.startswith("/") else files / n) for n in needs):
+        pytest.skip(f"this system has no {needs}")
     before = {p.name: p.read_bytes() for p in files.glob("*.csv")}
     code, err = run(["run", *[a.format(d=files) for a in argv]], capsys)
     assert message in error_line(code, err)

@@ -200,7 +200,7 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
     """The text of ``data``, without the byte-order mark (U+FEFF) a UTF encoding may begin with: it is never data."""
     if isinstance(data, str):
         return data.removeprefix("\ufeff")
-    kind = next((kind for magic, kind in BINARY if data.startswith(magic)), None)
+    kind = next((kind for start, end, kind in BINARY if data.startswith(start) and data.endswith(end)), None)
     if kind is not None:
         raise MicroaggError(f"{name} is {kind}, not a CSV text file: " + (
             "give the CSV inside it (decompress or unpack it first)." if kind != "a Parquet file" else
@@ -219,9 +219,9 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
                             "e.g. --encoding latin-1 (encoding='latin-1' in Python).") from None
 
 
-BINARY = ((b"\x1f\x8b", "a gzip-compressed file"), (b"PK\x03\x04", "a zip archive (or a spreadsheet)"),
-          (b"PAR1", "a Parquet file"), (b"BZh", "a bzip2-compressed file"), (b"\xfd7zXZ\x00", "an xz-compressed file"),
-          (b"\xd0\xcf\x11\xe0", "an old Excel or Office file"))  # (first bytes, what the file is)
+BINARY = ((b"\x1f\x8b", b"", "a gzip-compressed file"), (b"PK\x03\x04", b"", "a zip archive (or a spreadsheet)"),
+          (b"PAR1", b"PAR1", "a Parquet file"), (b"\xfd7zXZ\x00", b"", "an xz-compressed file"),
+          (b"\xd0\xcf\x11\xe0", b"", "an old Excel or Office file"))  # (first bytes, last bytes, what the file is)
 
 
 def _delimiter(header: str) -> str:
@@ -261,7 +261,9 @@ def _check_header(header: list[str], name: str, raw: list[str]) -> None:
     empty = [j + 1 for j, h in enumerate(header) if not h]
     if empty:
         raise MicroaggError(f"{name}: column {empty[0]} has no name in the header row; name every column.")
-    if all(re.fullmatch(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?", h) for h in header):
+    numbers = [_number_pattern(".", False), _number_pattern(",", False)]
+    if header != [str(j) for j in range(len(header))] and all(  # (0, 1, ...: a frame's default names, written)
+            any(re.fullmatch(p, h) for p in numbers) for h in header):
         shown = ", ".join(header[:4]) + (", ..." if len(header) > 4 else "")
         raise MicroaggError(f"{name}: every name in the header row is a number ({shown}): the file seems to have no "
                             "header row, and its first record would be read as the column names (and released as "
@@ -440,9 +442,10 @@ TMP_EXTRA = 14  # bytes :func:`_atomic`'s temporary file adds to a name ("." + "
 def _name_max(folder: str) -> int:
     """The longest file name ``folder``'s file system allows, in bytes (255 where it cannot say)."""
     try:
-        return os.pathconf(folder, "PC_NAME_MAX")
+        limit = os.pathconf(folder, "PC_NAME_MAX")
     except (AttributeError, OSError, ValueError):
         return 255
+    return limit if limit > 0 else 255  # (-1: no limit the system will say)
 
 
 def same_file(a, b) -> bool:

@@ -26,7 +26,7 @@ def as_frame(data) -> pd.DataFrame:
             raise MicroaggError(f"the data's columns have {data.columns.nlevels} levels (a pandas MultiIndex, e.g. "
                                 f"{data.columns[0]!r}): give each column one name, e.g. df.columns = "
                                 "['_'.join(map(str, c)) for c in df.columns].")
-        unnamed = [j for j, c in enumerate(data.columns) if c is None or c == "" or (isinstance(c, float) and c != c)]
+        unnamed = [j for j, c in enumerate(data.columns) if (c == "" if isinstance(c, str) else pd.isna(c))]
         if unnamed:
             raise MicroaggError(f"column {unnamed[0] + 1} of the data has no name ({data.columns[unnamed[0]]!r}); "
                                 "name every column.")

@@ -20,9 +20,12 @@ from ..base.checks import is_numeric
 from ..base.errors import MicroaggError
 
 # id, ID, Id, user_id, user-id, user id, userId, UserID, id_number, key, ssn, uuid, guid; caseid, seqn, serial(no),
-# recno, respid; patient_number, account_num, case_nr; "Unnamed: 0" (a CSV's saved row labels, as pandas names them)
+# recno, respid; patient_number, account_num, case_nr, phone_no (a number of a person, a case, an account: not
+# rooms_number); "Unnamed: 0" (a CSV's saved row labels, as pandas names them)
 _ID_NAME = re.compile(r"^(id|key|ssn|uuid|guid|caseid|seqn|serial|serialno|recno|respid)$|^id[_\s.-]|"
-                      r"[_\s.-](id|key|ssn|number|num|nr)$|^unnamed:\s*\d+$", re.IGNORECASE)
+                      r"[_\s.-](id|key|ssn)$|^unnamed:\s*\d+$|(^|[_\s.-])(patient|case|account|record|serial|"
+                      r"phone|customer|client|member|respondent|person|policy|claim|passport|licen[cs]e|employee|"
+                      r"student|social[_\s.-]?security)[_\s.-]?(number|num|nr|no)$", re.IGNORECASE)
 _CAMEL_ID = re.compile(r"[a-z](Id|ID)$")  # case-sensitive: userId, UserID, but not paid or valid
 # a word of a column name that names a sampling weight: weight(s) alone or after a survey prefix (pweight,
 # final_weight, dweight), any word ending in wgt or wght (finalwgt, afnlwgt, pspwght), wt as a whole word or
@@ -104,8 +107,9 @@ def identifiers(df: pd.DataFrame) -> dict[str, str]:
 
     A bundled data set declares its identifiers (``attrs["roles"]["identifiers"]``, e.g. EIA's UTILITYID) and
     then only those count; for other data a column is an identifier when its name says so (id, ID, *_id, *Id,
-    id_*, key, ssn, uuid, guid, caseid, seqn, serial, recno, respid, *_number, *_num, *_nr, and "Unnamed: 0", the
-    name pandas gives a CSV's saved row labels), when its values look like record numbers (at least 3 distinct
+    id_*, key, ssn, uuid, guid, caseid, seqn, serial, recno, respid, the number of a patient, case, account, phone,
+    ... (patient_number, account_num, case_nr), and "Unnamed: 0", the name pandas gives a CSV's saved row labels),
+    when its values look like record numbers (at least 3 distinct
     non-negative whole numbers filling at least half of their range, in any order, or rising or falling down the
     file by one constant step) or when it is text with a distinct value on every record. The values rules look at
     the observed cells only: a missing cell, or a stray text cell ('n/a', '-') among numbers, does not hide a record

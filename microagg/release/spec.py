@@ -223,7 +223,7 @@ class ReleaseSpec:
         if self.refine != "none" and labels_given:
             raise MicroaggError(f"refine={self.refine!r} refines a partition computed here by the memory or blocks "
                                 "engine: not with labels= (refine them with microagg.partition.igd_refine).")
-        if self.seed is not None and not self.shuffle:
+        if self.seed is not None and not self.shuffle and not isinstance(self.engine, Dask):  # (Dask: its samples)
             raise MicroaggError(f"seed={self.seed} seeds the shuffle of the released rows, and shuffle=False "
                                 "(--no-shuffle) publishes them in the input's order: leave the seed out.")
         if self.renormalize and agg.caps.preserves_moments:

@@ -36,7 +36,6 @@ from ..data.preprocess import Standardizer, check_scale, numeric_matrix
 from ..data.preprocess import renormalize as renormalized
 from ..data.preprocess import standardize as zscores
 from ..metrics import k_anonymity
-from ..metrics.risk import exact_cells
 from ..partition.igd import check_refine
 from ..partition.missing import PATTERN_PENALTY
 from ..privacy.bounds import BOUNDS, check_bounds
@@ -119,12 +118,13 @@ def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
     its own, unknown, or its record left out: ``missing_categories``, docs/methods.md §8.8) and the sampling
     weights (each finite and > 0)."""
     holes = int(df[[*roles.ordinal, *roles.nominal]].isna().to_numpy().sum())
+    gaps = bool(df[roles.masked].isna().to_numpy().any())  # (before records with a missing category may leave)
     whole = len(df)
     if spec.missing_categories == "drop":
         df = drop_rows(df, roles.ordinal, roles.nominal)
     cats = encode(df, roles.ordinal, roles.nominal, spec.missing_categories)
     X = numeric_matrix(df, roles.masked, min_rows=spec.k, missing=spec.missing != "refuse")
-    if spec.missing == "impute" and not np.isnan(X).any():
+    if spec.missing == "impute" and not gaps:
         say("missing='impute' has nothing to impute: the masked columns have no missing cells.", stacklevel=3)
     if spec.missing_categories != "refuse" and not holes:
         say(f"missing_categories={spec.missing_categories!r} has nothing to do: " +
@@ -410,6 +410,15 @@ def _coverage(df: pd.DataFrame, codes: np.ndarray, V: np.ndarray, uncovered: lis
         yield c, int((size == 1).sum()), int((size < k).sum())
 
 
+def _group_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Every cell's group mean (``labels`` one per record, or one per record and attribute)."""
+    L = labels if labels.ndim == 2 else np.broadcast_to(labels[:, None], X.shape)
+    M = np.empty_like(X, dtype=np.float64)
+    for j in range(X.shape[1]):
+        M[:, j] = (np.bincount(L[:, j], weights=X[:, j]) / np.bincount(L[:, j]))[L[:, j]]
+    return M
+
+
 ROBUST = ("trim", "onestep")  # robust location estimates: at their limits a member's own value (docs/methods.md §3)
 
 
@@ -421,11 +430,13 @@ def _warn_exact_values(aggregation: str, labels: np.ndarray, X: np.ndarray, V: n
             or aggregation in ROBUST):
         return
     same = X == V  # a missing cell equals nothing
-    cells, records = (100.0 * same.mean(), 100.0 * same.any(axis=1).mean()) if survey else exact_cells(X, V)
+    if aggregation in ROBUST:  # (only where the mean would not publish the value too: ties, a symmetric group)
+        same &= X != _group_means(X, labels)
+    cells, records = 100.0 * same.mean(), 100.0 * same.any(axis=1).mean()
     if not cells:
         return
     what = ("median aggregation with groups of odd size publishes one member's own value" if aggregation == "median"
-            else f"aggregation '{aggregation}' publishes some members' own values")
+            else f"aggregation '{aggregation}' publishes some members' own values where the mean would not")
     say(f"{what}: {cells:.1f} % of the masked cells equal their original ({records:.1f} % of the records have at "
         "least one); see 'exact cells' in the report, or use the mean.", stacklevel=4)
 

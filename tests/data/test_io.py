@@ -85,6 +85,39 @@ def test_names_equal_once_their_end_spaces_are_removed_are_refused_saying_so(tmp
         read_csv(csv(tmp_path, "a,a ,b\n1,2,3\n"))
 
 
+@pytest.mark.parametrize("header, refused", [("1.5,2,30", True), ("2019,2020,2021", True), ("-1;2,5;3e4", True),
+                                              ("0,1,2", False), ("PAR1,PAR2,x", False), ("x1,2,3", False),
+                                              ("1a,2b,3c", False)])
+def test_a_header_of_numbers_is_a_record_and_refused(header, refused):
+    """A file without a header row: its first record would be read, and released, as the column names. The names
+    0, 1, ... are a frame's default ones (a release of pd.DataFrame(array), written), not a record."""
+    sep = ";" if ";" in header else ","
+    data = (header + "\n" + "\n".join(sep.join(["7"] * 3) for _ in range(4)) + "\n").encode()
+    if refused:
+        with pytest.raises(MicroaggError, match="every name in the header row is a number"):
+            read_csv(io.BytesIO(data))
+        with pytest.raises(MicroaggError, match="every name in the header row is a number"):
+            csv_header(io.BytesIO(data))
+    else:
+        assert list(read_csv(io.BytesIO(data)).data.columns) == header.split(sep)
+
+
+def test_compressed_and_binary_files_are_named():
+    import gzip
+    with pytest.raises(MicroaggError, match="is a gzip-compressed file, not a CSV text file"):
+        read_csv(io.BytesIO(gzip.compress(b"a,b\n1,2\n")))
+    with pytest.raises(MicroaggError, match="is a Parquet file.*--engine dask"):
+        read_csv(io.BytesIO(b"PAR1\x15\x04 rest of the file PAR1"))
+
+
+def test_an_output_name_the_file_system_cannot_take_is_refused_before_any_work(tmp_path, monkeypatch):
+    with pytest.raises(MicroaggError, match="its name is too long"):
+        check_output(tmp_path / ("r" * 250 + ".csv"))
+    assert check_output(tmp_path / ("r" * 200 + ".csv"))
+    monkeypatch.setattr(os, "pathconf", lambda *a: -1)  # a file system that sets no limit
+    assert check_output(tmp_path / ("r" * 200 + ".csv"))
+
+
 def test_an_unnamed_column_is_refused(tmp_path):
     with pytest.raises(MicroaggError, match="column 1 has no name"):
         read_csv(csv(tmp_path, ",a\n0,1\n1,2\n"))

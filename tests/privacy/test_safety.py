@@ -24,14 +24,15 @@ from microagg.privacy.safety import (
 
 @pytest.mark.parametrize("name", ["id", "ID", "Id", "user_id", "user id", "USER_ID", "userId", "UserID", "id_number",
                                   "key", "SSN", "uuid", "caseid", "SEQN", "serial", "patient_number", "account_num",
-                                  "Unnamed: 0"])
+                                  "case_nr", "phone_no", "PhoneNumber", "social_security_number", "Unnamed: 0"])
 def test_a_name_marks_an_identifier(name):
     df = pd.DataFrame({name: [1.0, 1.0, 2.0], "x": [0.5, 0.25, 0.5]})
     assert identifiers(df) == {name: "its name marks an identifier"}
 
 
 @pytest.mark.parametrize("name", ["paid", "valid", "acid", "PAID", "grid", "keyboard", "identity", "number",
-                                  "number_of_children", "serial_killer_score", "numeracy"])
+                                  "number_of_children", "serial_correlation", "numeracy", "rooms_number",
+                                  "children_num", "wave_nr", "visit_number", "nr_children", "casino"])
 def test_names_that_merely_contain_id_are_not_identifiers(name):
     assert identifiers(pd.DataFrame({name: [1.0, 1.0, 2.0]})) == {}
 

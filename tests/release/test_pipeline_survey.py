@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
+from microagg.base.said import caught
 from microagg.cli import main
 
 
@@ -133,3 +134,8 @@ def test_a_missing_cells_choice_with_nothing_to_do_is_said_not_ignored():
         ma.microaggregate(df, 2, missing="impute", identifiers=[])
     with pytest.warns(UserWarning, match="missing_categories='drop' has nothing to do: no ordinal or nominal"):
         ma.microaggregate(df, 2, missing_categories="drop", identifiers=[])
+    both = pd.DataFrame({"a": [np.nan, 2, 3, 4, 5, 6, 7, 8], "b": np.arange(8.0) ** 2,
+                         "r": [None, "x", "y", "x", "y", "x", "y", "x"]})  # the missing cell's record is dropped
+    _, notes = caught(ma.microaggregate, both, 2, nominal=["r"], missing="impute", missing_categories="drop",
+                      identifiers=[])
+    assert not [n for n in notes if "nothing to" in n], notes  # there were missing cells to impute, as the data said

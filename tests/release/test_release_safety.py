@@ -188,3 +188,13 @@ def test_each_warning_a_reader_recognizes_is_said_in_the_words_it_looks_for(kind
     """The dashboard's caveats and the sweeps recognize these warnings of the release stage by their start."""
     _, notes = caught(ma.microaggregate, census_with_region(10), 3, **options)
     assert [note for note in notes if getattr(stages, kind).match(note)], notes
+
+
+def test_a_robust_mean_warns_only_of_the_own_values_the_mean_would_not_publish():
+    """At k = 3 the default trimmed mean trims nothing: its exact cells are the mean's (ties, symmetric groups),
+    so it says nothing; trimming to the middle member publishes it, and is said."""
+    census = ma.load_dataset("census")
+    _, notes = caught(ma.microaggregate, census, 3, aggregation="trim")
+    assert not [n for n in notes if stages.EXACT_VALUES.match(n)], notes
+    _, notes = caught(ma.microaggregate, census, 3, aggregation="trim", trim=0.5)
+    assert [n for n in notes if stages.EXACT_VALUES.match(n) and "where the mean would not" in n], notes

@@ -171,3 +171,5 @@ def test_a_seed_without_the_shuffle_is_refused_not_ignored():
     with pytest.raises(ma.MicroaggError, match="seed=5 seeds the shuffle .* leave the seed out"):
         ReleaseSpec.of(3, shuffle=False, seed=5)
     assert ReleaseSpec.of(3, seed=5).seed == 5 and ReleaseSpec.of(3, shuffle=False).seed is None
+    from microagg.release.engines import Dask  # the Dask engine's seed also draws its samples: it stays
+    assert ReleaseSpec.of(3, shuffle=False, seed=5, engine=Dask(out="release")).seed == 5
