@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import os
 import signal
@@ -165,9 +166,15 @@ class Balancer:
                 await asyncio.gather(up, _pipe(server_r, client_w))
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
             pass
-        finally:
-            up.cancel()
+        except BaseException:  # cancelled, or closed with the event loop: end what is open, awaiting nothing
+            with contextlib.suppress(RuntimeError):  # (the loop may be closed already: nothing is left to end)
+                up.cancel()
+                server_w.close()
+            raise
+        up.cancel()
+        try:
             await asyncio.wait([up])  # (ended before another process's pipe reads the client)
+        finally:
             server_w.close()
         if not sent and not read[0] and replayable(head) and await self.stopped(j):
             return True
