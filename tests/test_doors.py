@@ -43,7 +43,7 @@ def table(at: AppTest, columns: list[str]) -> pd.DataFrame:
     return next(d.value for d in at.dataframe if list(d.value.columns) == columns)
 
 
-@pytest.mark.filterwarnings("ignore:median aggregation")
+@pytest.mark.filterwarnings("ignore:aggregation 'median' publishes")
 @pytest.mark.parametrize("missing", ["keep", "impute"])
 def test_the_dashboard_the_command_line_and_the_api_publish_the_same_survey_release(missing, tmp_path, capsys):
     at = dashboard(missing)

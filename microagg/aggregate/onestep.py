@@ -28,7 +28,7 @@ def onestep_1d(x: np.ndarray, lab: np.ndarray) -> np.ndarray:
     return mean_1d(np.clip(x, m - reach, m + reach), lab)
 
 
-@register("aggregate", "onestep", title="One-step (clipped mean)", group_local=True,
+@register("aggregate", "onestep", title="One-step (clipped mean)", group_local=True, member_values=True,
           source="Templ, Kowarik & Meindl 2015 (sdcMicro's measure 'onestep'); Huber 1964",
           summary="Replace every record by its group's mean after values beyond median ± 2.02·MAD (normalised) are "
                   "pulled to that bound, per attribute: the mean without an outlier's pull.")

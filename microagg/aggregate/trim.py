@@ -30,7 +30,7 @@ def trimmed_mean_1d(x: np.ndarray, lab: np.ndarray, trim: float) -> np.ndarray:
     return (total / np.bincount(g[kept], minlength=len(counts)))[lab]
 
 
-@register("aggregate", "trim", title="Trimmed mean", group_local=True,
+@register("aggregate", "trim", title="Trimmed mean", group_local=True, member_values=True,
           source="Templ, Kowarik & Meindl 2015 (sdcMicro's measure 'trim')",
           summary="Replace every record by its group's trimmed mean: per attribute, the mean of the group's values "
                   "after dropping the ⌊g·trim⌋ smallest and largest (robust to one outlier in a group of 4 or more).",

@@ -180,7 +180,9 @@ class Capabilities:
     ``group_local``: an aggregation whose value for a group depends on that group only (it runs block by block).
     ``personalized``: an aggregation taking the owners' wishes Δ and w (Mortazavi & Jalili 2017, §4), which are then
     the settings of SL in its release's report. ``preserves_moments``: it keeps every mean and variance (renormalize
-    is refused). ``quadratic``: a partitioner at least as slow as MDAV (O(n² d / k)), for the time estimates: True,
+    is refused). ``member_values``: an aggregation whose value for a group can be one member's own value where the
+    mean's is not (a median, a trimmed or clipped mean): the release says how many cells it publishes so.
+    ``quadratic``: a partitioner at least as slow as MDAV (O(n² d / k)), for the time estimates: True,
     or how many times compiled MDAV's time it takes (a numpy loop: robust MDAV 45).
     ``insensitive``: the parameters under which a partitioner is insensitive (docs/methods.md §7). ``report``: a
     hook ``(Z, labels, **params) -> (Z', rows)`` adding an aggregation's rows to the report."""
@@ -193,6 +195,7 @@ class Capabilities:
     group_local: bool = False
     personalized: bool = False
     preserves_moments: bool = False
+    member_values: bool = False
     quadratic: bool | float = False
     insensitive: tuple | None = None  # ((parameter, required value), ...); None: not insensitive
     report: Callable | None = None

@@ -39,12 +39,18 @@ HEAD_MAX = 65536  # bytes of a request's or response's head
 HEAD_WAIT = 30  # seconds a new connection may take to send its request's head
 
 
+def fields(head: bytes):
+    """(name in lower case, value) of every header field of a request's or response's head."""
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        yield name.strip().lower(), value
+
+
 def chosen(head: bytes, processes: int) -> int | None:
     """The process a request's head names in its cookie, or None (no such cookie, or not one of ``processes``)."""
     valid = {str(j).encode(): j for j in range(processes)}
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() != b"cookie":
+    for name, value in fields(head):
+        if name != b"cookie":
             continue
         for part in value.split(b";"):
             key, _, j = part.strip().partition(b"=")
@@ -69,9 +75,8 @@ def status(head: bytes) -> int:
 def replayable(head: bytes) -> bool:
     """Whether a request can be sent again to another process: a GET or HEAD without a body (a page, a file, a
     websocket's upgrade), so nothing of it was read past its head."""
-    method = head.split(b" ", 1)[0]
-    lines = [line.split(b":", 1)[0].strip().lower() for line in head.split(b"\r\n")[1:]]
-    return method in (b"GET", b"HEAD") and b"content-length" not in lines and b"transfer-encoding" not in lines
+    names = {name for name, _ in fields(head)}
+    return head.split(b" ", 1)[0] in (b"GET", b"HEAD") and not names & {b"content-length", b"transfer-encoding"}
 
 
 def reply(writer: asyncio.StreamWriter, code: str, text: str) -> None:

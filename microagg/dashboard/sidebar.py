@@ -235,9 +235,9 @@ def columns_section(df: pd.DataFrame, data_expr: str):
         columns = [c for c in columns if c != weight]
         st.caption(f"**{weight}** is the sampling-weight column: never masked, released only if kept.")
     missing = "keep"
-    holes = int(df[columns].isna().to_numpy().sum()) if columns else 0
+    per_column = df[columns].isna().sum()
+    holes, gaps = int(per_column.sum()), [c for c, n in per_column.items() if n]
     if holes:
-        gaps = [c for c in columns if df[c].isna().any()]
         named = ", ".join(gaps[:4]) + (f" and {len(gaps) - 4} more columns" if len(gaps) > 4 else "")
         missing = choose(st.radio, f"Missing cells ({holes:,} in {named})", ["keep", "impute", "refuse"],
                          "missing", "keep", horizontal=True,

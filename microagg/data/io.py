@@ -200,11 +200,9 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
     """The text of ``data``, without the byte-order mark (U+FEFF) a UTF encoding may begin with: it is never data."""
     if isinstance(data, str):
         return data.removeprefix("\ufeff")
-    kind = next((kind for start, end, kind in BINARY if data.startswith(start) and data.endswith(end)), None)
-    if kind is not None:
-        raise MicroaggError(f"{name} is {kind}, not a CSV text file: " + (
-            "give the CSV inside it (decompress or unpack it first)." if kind != "a Parquet file" else
-            "read it with --engine dask (a folder of Parquet files), or write it as CSV."))
+    for start, end, what, todo in BINARY:
+        if data.startswith(start) and data.endswith(end):
+            raise MicroaggError(f"{name} is {what}, not a CSV text file: {todo}.")
     try:
         utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
     except LookupError:
@@ -219,9 +217,13 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
                             "e.g. --encoding latin-1 (encoding='latin-1' in Python).") from None
 
 
-BINARY = ((b"\x1f\x8b", b"", "a gzip-compressed file"), (b"PK\x03\x04", b"", "a zip archive (or a spreadsheet)"),
-          (b"PAR1", b"PAR1", "a Parquet file"), (b"\xfd7zXZ\x00", b"", "an xz-compressed file"),
-          (b"\xd0\xcf\x11\xe0", b"", "an old Excel or Office file"))  # (first bytes, last bytes, what the file is)
+UNPACK = "give the CSV inside it (decompress or unpack it first)"
+BINARY = ((b"\x1f\x8b", b"", "a gzip-compressed file", UNPACK),  # (first and last bytes, what it is, what to do)
+          (b"PK\x03\x04", b"", "a zip archive (or a spreadsheet)", UNPACK),
+          (b"PAR1", b"PAR1", "a Parquet file", "read it with --engine dask (a folder of Parquet files), or write it "
+           "as CSV"),
+          (b"\xfd7zXZ\x00", b"", "an xz-compressed file", UNPACK),
+          (b"\xd0\xcf\x11\xe0", b"", "an old Excel or Office file", "save it as CSV"))
 
 
 def _delimiter(header: str) -> str:

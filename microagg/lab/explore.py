@@ -102,7 +102,7 @@ def risk_utility(data, ks: Sequence[int], methods: Runs = ("mdav",), aggregation
     Jalili 2017 Eq. 9-11, DLD the linkage of ``dld_rule`` (default the expected value, docs/metrics.md §4.6 b;
     ``"1st_or_2nd"`` is Chettri, Paul & Dutta, Eq. 5), SDID Mortazavi & Jalili 2017, Eq. 8 with interval ``p`` %,
     ``exact cells`` and ``exact records`` the shares of masked cells published equal to their original and of
-    records with one (median aggregation with groups of odd size). ``params`` go to every run (shared aggregation
+    records with one (the median of groups of odd size). ``params`` go to every run (shared aggregation
     parameters, ``confidential``). ``progress(fraction, message)`` is called after each run.
 
     ``baselines`` adds comparison methods that are not microaggregation (``microagg.lab.baselines``: "noise",

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 
@@ -149,8 +150,7 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
         labels = np.asarray(part.kernel(Z[r], k, **params))
         return labels if refine == "none" else refined(np.ascontiguousarray(Z[r][:, quasi]), labels, k)
 
-    def run(r):  # the labels and what the block said, said again below in the order of the blocks
-        return heard(block, r)
+    run = partial(heard, block)  # the labels and what the block said, said again below in the order of the blocks
 
     numba = kernels.numba_for(max(map(len, rows)))  # None: every block runs on the numpy kernels
     one = (lambda: None) if numba is None else (lambda: numba.set_num_threads(1))

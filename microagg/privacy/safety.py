@@ -109,9 +109,9 @@ def identifiers(df: pd.DataFrame) -> dict[str, str]:
     then only those count; for other data a column is an identifier when its name says so (id, ID, *_id, *Id,
     id_*, key, ssn, uuid, guid, caseid, seqn, serial, recno, respid, the number of a patient, case, account, phone,
     ... (patient_number, account_num, case_nr), and "Unnamed: 0", the name pandas gives a CSV's saved row labels),
-    when its values look like record numbers (at least 3 distinct
-    non-negative whole numbers filling at least half of their range, in any order, or rising or falling down the
-    file by one constant step) or when it is text with a distinct value on every record. The values rules look at
+    when its values look like record numbers (at least 3 distinct non-negative whole numbers filling at least half
+    of their range, in any order, or rising or falling down the file by one constant step) or when it is text with
+    a distinct value on every record. The values rules look at
     the observed cells only: a missing cell, or a stray text cell ('n/a', '-') among numbers, does not hide a record
     number. A measurement sorted in ascending order is not a record number: its steps are uneven and its range far
     wider than its count. ``microaggregate`` neither masks nor releases them unless they are named in ``columns``,

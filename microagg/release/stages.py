@@ -25,10 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..aggregate.basic import mean_1d, per_column
 from ..aggregate.categorical import nominal_mode, ordinal_median
 from ..aggregate.survey import weighted_group_values
 from ..base.errors import MicroaggError
-from ..base.labels import check_labels, pooled_labels
+from ..base.labels import check_labels
 from ..base.registry import Method
 from ..base.said import say
 from ..data.categories import NOMINAL, ORDINAL, Categories, drop_rows, encode
@@ -49,7 +50,7 @@ from .spec import ReleaseSpec
 NOT_WHOLE_RECORDS = re.compile(r"method '.*' groups each attribute separately")
 KEYS_BREAK = re.compile(r"the key columns .* break k-anonymity")
 KEPT_BREAKS = re.compile(r"kept column '.*' is not in the k-anonymity check")
-EXACT_VALUES = re.compile(r"median aggregation with groups of odd size|aggregation '\w+' publishes some members' own")
+EXACT_VALUES = re.compile(r"aggregation '\w+' publishes members' own values")
 
 
 def roles_of(df: pd.DataFrame, spec: ReleaseSpec) -> Roles:
@@ -329,7 +330,7 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpe
             f"the keys and masked columns ({anonymity['records_in_small_classes']} records in classes "
             f"smaller than k). Microaggregate inside strata of the keys (strata={roles.keys}) to keep "
             "it; see the report.", stacklevel=3)
-    _warn_exact_values(masked.name, labels, prep.X, V, masked.survey is not None)
+    _warn_exact_values(spec.aggregator, labels, prep.X, V)
 
     names, cols, conf, keep = roles.names, roles.masked, roles.confidential, roles.kept
     categorical = [] if cats is None else cats.names
@@ -410,33 +411,16 @@ def _coverage(df: pd.DataFrame, codes: np.ndarray, V: np.ndarray, uncovered: lis
         yield c, int((size == 1).sum()), int((size < k).sum())
 
 
-def _group_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
-    """Every cell's group mean (``labels`` one per record, or one per record and attribute)."""
-    L = labels if labels.ndim == 2 else np.broadcast_to(labels[:, None], X.shape)
-    M = np.empty_like(X, dtype=np.float64)
-    for j in range(X.shape[1]):
-        M[:, j] = (np.bincount(L[:, j], weights=X[:, j]) / np.bincount(L[:, j]))[L[:, j]]
-    return M
-
-
-ROBUST = ("trim", "onestep")  # robust location estimates: at their limits a member's own value (docs/methods.md §3)
-
-
-def _warn_exact_values(aggregation: str, labels: np.ndarray, X: np.ndarray, V: np.ndarray, survey: bool) -> None:
-    """Say how many cells are published exactly where the aggregation publishes members' own values by design: the
-    median of a group of odd size (a weighted median: of any size), a trimmed mean or a one-step M-estimate that
-    falls on a member's value (a trimmed mean trimming to one value is the median)."""
-    if not (aggregation == "median" and (survey or (np.bincount(pooled_labels(labels)) % 2).any())
-            or aggregation in ROBUST):
+def _warn_exact_values(agg: Method, labels: np.ndarray, X: np.ndarray, V: np.ndarray) -> None:
+    """Say how many cells an aggregation that can publish a member's own value (``caps.member_values``: the median
+    of a group of odd size, a trimmed or clipped mean) publishes exactly where the group's mean would not (ties and
+    symmetric groups publish their value under the mean too)."""
+    if not agg.caps.member_values:
         return
-    same = X == V  # a missing cell equals nothing
-    if aggregation in ROBUST:  # (only where the mean would not publish the value too: ties, a symmetric group)
-        same &= X != _group_means(X, labels)
+    same = (X == V) & (X != per_column(X, labels, mean_1d))  # (a missing cell equals nothing)
     cells, records = 100.0 * same.mean(), 100.0 * same.any(axis=1).mean()
-    if not cells:
-        return
-    what = ("median aggregation with groups of odd size publishes one member's own value" if aggregation == "median"
-            else f"aggregation '{aggregation}' publishes some members' own values where the mean would not")
-    say(f"{what}: {cells:.1f} % of the masked cells equal their original ({records:.1f} % of the records have at "
-        "least one); see 'exact cells' in the report, or use the mean.", stacklevel=4)
+    if cells:
+        say(f"aggregation '{agg.name}' publishes members' own values where the mean would not: {cells:.1f} % of the "
+            f"masked cells equal their original ({records:.1f} % of the records have at least one); see 'exact "
+            "cells' in the report, or use the mean.", stacklevel=4)
 

@@ -48,7 +48,7 @@ def brute_group_value(x: np.ndarray, w: np.ndarray, how: str) -> float:
     return float((xs[i] + xs[i + 1]) / 2) if 2 * S[i] == W else float(xs[i])
 
 
-@pytest.mark.filterwarnings("ignore:median aggregation")
+@pytest.mark.filterwarnings("ignore:aggregation 'median' publishes")
 @settings(max_examples=6, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from([2, 3, 4]), st.sampled_from(["keep", "impute"]),
        st.sampled_from(["mean", "median"]), st.floats(0.05, 0.3))
