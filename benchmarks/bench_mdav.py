@@ -13,6 +13,9 @@
                                                # time, labels compared with the one-thread run (a many-core machine)
     python benchmarks/bench_mdav.py --scaling 16 --sizes 1000000 --parallel-min 131072
                                                # the same with passes split only from 131 072 remaining records
+    python benchmarks/bench_mdav.py --passes 1 2 16 --sizes 400000
+                                               # one pass cut into 1, 2, 16 ranges run in turn on one thread:
+                                               # what a split costs beyond the records it reads
 
 Data: standardized N(0, I), d = 10, k = 3, MDAV-generic. The baseline is the
 textbook numpy MDAV (full distance vectors over the remaining records for every
@@ -220,6 +223,46 @@ def huge(n: int, threads: int | None, pairs: int) -> None:
               flush=True)
 
 
+def passes(n: int, splits: list[int], repeat: int = 15, queries: int = 300) -> None:
+    """Time single passes of the engine, cut into each of ``splits`` ranges run one after another on one thread.
+
+    The queries are the ``queries`` records farthest from the centroid (as MDAV's r and s are), on two states of the
+    index: fresh, and with the outer half of the records removed. The pass about r seeks the farthest record and the
+    k nearest, that about s the k nearest only. Best of ``repeat`` repetitions, alternated between the splits.
+    """
+    from microagg.partition.compiled import engine
+
+    numba.set_num_threads(1)
+    Z = np.random.default_rng(0).standard_normal((n, 10))
+    radius = ((Z - Z.mean(0)) ** 2).sum(1)
+    states = {}
+    for chunks in splits:
+        states[chunks] = []
+        for removed in (0.0, 0.5):
+            _, alive, _, zmax2, cand = engine.start(Z, chunks)
+            alive[np.argsort(-radius)[:int(removed * n)]] = False
+            c0, _, rid, _, screen = engine.build_index(Z, alive, Z[alive].mean(0), zmax2, chunks, cand,
+                                                       np.int64(engine.PARALLEL_MIN), np.int64(engine.SHELLS))
+            states[chunks].append((screen, Z[rid[:queries]].copy()))
+    print(f"N(0, I) {n} x 10, k = 3, one thread; µs a query, best of {repeat} (load {os.getloadavg()[0]:.1f})")
+    print("| ranges | pass about r (farthest and k nearest) | pass about s (k nearest) |")
+    print("|---|---|---|")
+    best = {(c, far): np.inf for c in splits for far in (True, False)}
+    for far in (True, False):
+        for chunks in splits:  # (the first call of each compiles or loads the kernels)
+            engine.around(Z, states[chunks][0][1][0], 3, far, states[chunks][0][0])
+        for _ in range(repeat):
+            for chunks in splits:
+                t = time.perf_counter()
+                for screen, qs in states[chunks]:
+                    for q in qs:
+                        engine.around(Z, q, 3, far, screen)
+                best[chunks, far] = min(best[chunks, far], (time.perf_counter() - t) / (2 * queries) * 1e6)
+    for chunks in splits:
+        print(f"| {chunks} | {best[chunks, True]:.1f} | {best[chunks, False]:.1f} |")
+    print(f"(load {os.getloadavg()[0]:.1f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--million", action="store_true", help="also time n = 10^6")
@@ -237,6 +280,8 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=8, help="steps replayed for --huge (default 8)")
     ap.add_argument("--parallel-min", type=int, metavar="N", help="--scaling runs split passes over threads only from "
                                                                   "N remaining records (default: the engine's)")
+    ap.add_argument("--passes", type=int, nargs="+", metavar="RANGES",
+                    help="time single passes of --sizes[0] records cut into these numbers of ranges, one thread")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     ap.add_argument("labels_out", nargs="?", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -248,6 +293,8 @@ def main() -> None:
         return huge(args.huge, args.threads, args.pairs)
     if args.scaling:
         return scaling(args.sizes, args.scaling, args.parallel_min)
+    if args.passes:
+        return passes(args.sizes[0], args.passes)
 
     print(f"machine: {platform.processor() or platform.machine()}, {platform.system()}, "
           f"python {platform.python_version()}, numba threads {numba.get_num_threads()}")
