@@ -42,7 +42,8 @@ def mean(Z, labels) -> np.ndarray:
     return per_column(Z, labels, mean_1d)
 
 
-@register("aggregate", "median", title="Median", source="Kabir & Wang, §4, Eq. 1", group_local=True, member_values=True,
+@register("aggregate", "median", title="Median", source="Kabir & Wang, §4; ADM §5, Eq. 1", group_local=True,
+          member_values=True,
           summary="Replace every record by its group's component-wise median (robust to outliers; with an odd "
                   "group size it publishes a member's exact value on every attribute).")
 def median(Z, labels) -> np.ndarray:

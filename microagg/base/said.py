@@ -18,6 +18,8 @@ another library's).
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import warnings
 from contextvars import ContextVar
@@ -32,6 +34,7 @@ class Said(NamedTuple):
     own: bool  # said by microagg (:func:`say`), not by another library
 
 _COLLECTOR: ContextVar[list | None] = ContextVar("said", default=None)
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # microagg's folder
 _INSTALL = threading.Lock()
 _original = None
 
@@ -54,14 +57,23 @@ def install() -> None:
             warnings.showwarning = _show
 
 
-def say(message: str, category: type[Warning] = UserWarning, stacklevel: int = 1) -> None:
+def say(message: str, category: type[Warning] = UserWarning) -> None:
     """Say ``message``: to the collector of the running call if there is one, else ``warnings.warn(message,
-    category)``, ``stacklevel`` counted from the caller as there."""
+    category)`` at the line of the code outside microagg that called into it (a notebook cell, a script), not at
+    microagg's own line, however deep the call that says it."""
     collector = _COLLECTOR.get()
     if collector is None:
-        warnings.warn(message, category, stacklevel=stacklevel + 1)
+        warnings.warn(message, category, stacklevel=_outside())
     else:
         collector.append(Said(message, category, True))
+
+
+def _outside() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` called in :func:`say` that names the first frame outside the package."""
+    level, frame = 2, sys._getframe(2)  # (level 2: say's caller; frame: its caller)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def heard(call, *args, **kwargs):
@@ -81,7 +93,7 @@ def again(notes, stacklevel: int = 1) -> None:
     its warning; ``stacklevel`` counted from the caller."""
     for note in notes:
         if note.own:
-            say(note.text, note.category, stacklevel + 1)
+            say(note.text, note.category)
         else:
             warnings.warn(note.text, note.category, stacklevel=stacklevel + 1)
 

@@ -1,4 +1,4 @@
-"""The sign test of Kabir & Wang, §4 (Theorem 1): did masking shift the values of an attribute?
+"""The sign test of Kabir & Wang, §4 and §6 (Theorem 1): did masking shift the values of an attribute?
 
 Per attribute, D_i = x_i - x'_i (original minus masked); pairs with D_i = 0 are dropped (ties), N
 pairs remain and W of them are positive. Under H0 (no shift) W ~ Binomial(N, 1/2); the two-sided

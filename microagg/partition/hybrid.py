@@ -293,7 +293,7 @@ def _steps(Z: np.ndarray, k: int, confidential, **p) -> HmPfsomTrace:
     if lonely:
         say(f"HM-pfsom: {lonely} of {len(centres)} sub-microdata have a single confidential class (too "
             f"few records for k = {k} per class), so their groups are {k}-anonymous but not diverse. "
-            "Lower k or c, or fix cs.", stacklevel=3)
+            "Lower k or c, or fix cs.")
     table = pd.concat(tables, ignore_index=True)[["level", "sub", "c", "PCAES", "iterations", "converged",
                                                   "smallest cluster", "clusters >= min_size", "chosen"]]
     return HmPfsomTrace(labels=labels, sub=sub, classes=classes, seeds=np.concatenate(seeds), centres=centres,

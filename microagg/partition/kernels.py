@@ -216,7 +216,7 @@ def compiled_for(k: Kernel, n: int, d: int = 10) -> bool:
         say(f"{why}: {k.method} on {n:,} records runs on the numpy kernels, which "
             f"take about {duration(numpy_seconds(n, d))} or more for an MDAV-type method at this size "
             "(the compiled ones take a small fraction of that). Install numba for them; said once.",
-            RuntimeWarning, stacklevel=3)
+            RuntimeWarning)
     return False
 
 

@@ -115,7 +115,7 @@ def release(data, spec: ReleaseSpec, labels=None) -> Release | DaskRelease:
     if isinstance(data, (str, os.PathLike)):
         table = read_csv(data)
         for note in table.notes:
-            say(note, stacklevel=3)
+            say(note)
         data = table.data
     df = as_frame(data)
     try:

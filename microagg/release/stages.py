@@ -126,15 +126,15 @@ def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
     cats = encode(df, roles.ordinal, roles.nominal, spec.missing_categories)
     X = numeric_matrix(df, roles.masked, min_rows=spec.k, missing=spec.missing != "refuse")
     if spec.missing == "impute" and not gaps:
-        say("missing='impute' has nothing to impute: the masked columns have no missing cells.", stacklevel=3)
+        say("missing='impute' has nothing to impute: the masked columns have no missing cells.")
     if spec.missing_categories != "refuse" and not holes:
         say(f"missing_categories={spec.missing_categories!r} has nothing to do: " +
             ("the categorical columns have no missing cells." if roles.ordinal or roles.nominal else
-             "no ordinal or nominal column is masked."), stacklevel=3)
+             "no ordinal or nominal column is masked."))
     std = Standardizer.fit(X)
     Z = check_scale(X, roles.masked, std)
     for note in cats.notes if cats is not None else ():
-        say(note, stacklevel=3)
+        say(note)
     _check_bounds_agree(spec, len(roles.masked))
     stratum = stratum_ids(df, roles.strata, spec.k)
     said = {"missing": spec.missing_categories, "cells": holes, "records left out": whole - len(df)} if holes else None
@@ -324,12 +324,12 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpe
     if labels.ndim > 1 and not anonymity["k_anonymous"]:
         say(f"method '{method}' groups each attribute separately: the released rows are NOT {k}-anonymous "
             f"as whole records ({anonymity['records_in_small_classes']} records in classes smaller than "
-            "k); see the report.", stacklevel=3)
+            "k); see the report.")
     elif not anonymity["k_anonymous"]:
         say(f"the key columns {roles.keys} break k-anonymity: the released rows are NOT {k}-anonymous on "
             f"the keys and masked columns ({anonymity['records_in_small_classes']} records in classes "
             f"smaller than k). Microaggregate inside strata of the keys (strata={roles.keys}) to keep "
-            "it; see the report.", stacklevel=3)
+            "it; see the report.")
     _warn_exact_values(spec.aggregator, labels, prep.X, V)
 
     names, cols, conf, keep = roles.names, roles.masked, roles.confidential, roles.kept
@@ -363,11 +363,11 @@ def release(prep: Prepared, labels: np.ndarray, masked: Masked, spec: ReleaseSpe
         if small:
             say(f"kept column '{c}' is not in the k-anonymity check: whoever also knows it finds {small} released "
                 f"rows in classes smaller than k ({unique} of them unique). Declare it in keys (and strata) to cover "
-                "it, or leave it out; see the report.", stacklevel=3)
+                "it, or leave it out; see the report.")
     if spec.keep_index:
         say("keep_index=True releases the input's row labels: they link every released row to its record in the "
             "input" + (", and give back the order the shuffle hid" if spec.shuffle else "") + ". Leave it out "
-            "unless the labels are meant to be published.", stacklevel=3)
+            "unless the labels are meant to be published.")
     return Release(protected=protected, labels=labels, params=params, original=df[cols + conf + categorical].copy(),
                    Z=prep.Z,
                    Zp=masked.Zp, standardizer=prep.std, masked=cols, dropped=dropped, kept=keep,
@@ -422,5 +422,5 @@ def _warn_exact_values(agg: Method, labels: np.ndarray, X: np.ndarray, V: np.nda
     if cells:
         say(f"aggregation '{agg.name}' publishes members' own values where the mean would not: {cells:.1f} % of the "
             f"masked cells equal their original ({records:.1f} % of the records have at least one); see 'exact "
-            "cells' in the report, or use the mean.", stacklevel=4)
+            "cells' in the report, or use the mean.")
 

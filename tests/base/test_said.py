@@ -1,8 +1,10 @@
 """base.said: warnings collected per call and per thread, none lost, none crossing to another thread."""
 
+import sys
 import threading
 import warnings
 
+import numpy as np
 import pytest
 
 from microagg.base import said
@@ -101,6 +103,19 @@ def test_say_outside_a_collector_is_a_warning_of_its_category_at_the_callers_lin
     with pytest.warns(RuntimeWarning, match="to the terminal") as seen:
         caller()
     assert seen[0].filename == __file__ and seen[0].lineno == caller.__code__.co_firstlineno + 1
+
+
+def test_a_warning_said_deep_in_a_release_names_the_line_that_asked_for_the_release():
+    """A note said several calls inside microagg points at the code outside it that called (a notebook cell, a
+    script), not at microagg's own files."""
+    import microagg as ma
+
+    Z = np.random.default_rng(0).normal(size=(11, 3))  # (odd groups: the median is a member's value)
+    with pytest.warns(UserWarning, match="members' own values") as seen:
+        line = sys._getframe().f_lineno + 1
+        ma.microaggregate(Z, 3, aggregation="median")
+    warned = [w for w in seen if "members' own values" in str(w.message)]
+    assert warned[0].filename == __file__ and warned[0].lineno == line
 
 
 def work():
