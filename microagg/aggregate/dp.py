@@ -12,7 +12,9 @@ sensitivity is known:
   centroid of group g moves by at most range_j / |G_g| and S_j = range_j · Σ_g 1 / |G_g| (about n/k · range_j / k);
 * individual ranking with fixed groups (one labelling per attribute): the groups are consecutive in the sorted
   values of attribute j, and the changes of the group sums all have the sign of the change of the replaced value
-  and add up to it, so S_j = range_j / k_min, independent of n (k_min the smallest group).
+  and add up to it, so S_j = range_j / k_min, independent of n (k_min the smallest group). That covers each
+  attribute's values, not the rows that pair them across attributes, so a release takes it on one masked column
+  only (``stages``, docs/methods.md §7.2); this kernel computes its noise for any number.
 
 The budget is split equally over the d attributes: attribute j gets ε/d and b_j = S_j · d / ε, which is
 ε-differentially private by sequential composition. It is the Laplace mechanism on the centroids rescaled to the
@@ -34,6 +36,7 @@ import numpy as np
 
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
+from ..base.names import column
 from ..base.registry import DIFFERENTIAL_PRIVACY, Param, register
 from ..base.rows import LOWER, PRIVATE, report_row
 from ..privacy.bounds import BOUNDS, check_bounds, insensitive_keys, ranked_blocks
@@ -95,17 +98,18 @@ def _release(X, labels, epsilon, bounds, noise_seed, clip):
     outside = (X < B[:, 0]) | (X > B[:, 1])
     if outside.any() and not clip:
         j = int(np.flatnonzero(outside.any(axis=0))[0])
-        raise MicroaggError(f"{WHO}: {int(outside.sum())} value(s) lie outside the bounds (column {j}: "
-                            f"{int(outside[:, j].sum())} outside [{B[j, 0]:g}, {B[j, 1]:g}]); widen the bounds from "
-                            "knowledge of the domain (not from the data), or pass clip=True to move them onto the "
-                            "bounds.")
+        where = (f"{WHO}: {int(outside.sum())} value(s) lie outside the bounds ({column(j)}: "
+                 f"{int(outside[:, j].sum())} outside [{B[j, 0]:g}, {B[j, 1]:g}]); widen the bounds from knowledge of "
+                 "the domain (not from the data), or")
+        raise MicroaggError(f"{where} pass clip=True to move them onto the bounds.",
+                            on_page=f"{where} tick 'clip values to the bounds' to move them onto the bounds.")
     S = sensitivity(X, labels, B)
     with np.errstate(over="ignore"):
         scale = S * d / epsilon
         reach = np.abs(B).max(axis=1) + LAPLACE_REACH * scale
     if not np.isfinite(reach).all():
         j = int(np.flatnonzero(~np.isfinite(reach))[0])
-        raise MicroaggError(f"{WHO}: the noise scale b_j = d·S_j/ε of column {j} is {scale[j]:.3g} (S_j = {S[j]:.3g}, "
+        raise MicroaggError(f"{WHO}: the noise scale b_j = d·S_j/ε of {column(j)} is {scale[j]:.3g} (S_j = {S[j]:.3g}, "
                             f"ε = {epsilon:g}): its draws would overflow float64 and publish infinities. Raise ε or "
                             "narrow the bounds.")
     Xc = np.clip(X, B[:, 0], B[:, 1]) if clip else X
@@ -150,8 +154,8 @@ def laplace_with_report(X, labels, **params) -> tuple[np.ndarray, list[dict]]:
 
 @register("aggregate", "laplace", title="Laplace noise on the means (ε-differential privacy)", source=SOURCE,
           summary="Group means plus Laplace noise calibrated to an insensitive partition (insensitive MDAV or "
-                  "individual ranking): an ε-differentially private release. Needs bounds from knowledge of the "
-                  "domain.",
+                  "individual ranking of one column): an ε-differentially private release. Needs bounds from "
+                  "knowledge of the domain.",
           params=PARAMS, report=laplace_with_report, units="original", privacy=DIFFERENTIAL_PRIVACY)
 def laplace(X, labels, epsilon=1.0, bounds=None, noise_seed=None, clip=False) -> np.ndarray:
     """Every record replaced by its group's mean plus Laplace noise of scale b_j = d · S_j / ε (docs/methods.md

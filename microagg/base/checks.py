@@ -99,16 +99,17 @@ def plain(value) -> str:
 
 
 def check_finite(X: np.ndarray, names: Sequence[str] | None = None, index=None, what: str = "column") -> None:
-    """Raise a ``MicroaggError`` naming the first column holding NaN or infinity."""
+    """Raise a ``MicroaggError`` naming every column holding NaN or infinity, and where the first of each is: its
+    record, counted from 1 (a file's data line), and its ``index`` label (default: its position from 0)."""
     bad = ~np.isfinite(X)
     if not bad.any():
         return
-    j = int(np.flatnonzero(bad.any(axis=0))[0])
-    rows = np.flatnonzero(bad[:, j])
-    name = names[j] if names is not None else j
-    first = index[rows[0]] if index is not None else rows[0]
-    kind = "missing (NaN)" if np.isnan(X[rows[0], j]) else "infinite"
-    raise MicroaggError(
-        f"{what} '{name}' has {len(rows)} non-finite value(s); the first, at row {plain(first)}, is {kind}. "
-        "Remove or impute them before microaggregating."
-    )
+    said = []
+    for j in np.flatnonzero(bad.any(axis=0)):
+        rows = np.flatnonzero(bad[:, j])
+        name = names[j] if names is not None else j
+        label = index[rows[0]] if index is not None else rows[0]
+        kind = "missing (NaN)" if np.isnan(X[rows[0], j]) else "infinite"
+        said.append(f"{what} '{name}' has {len(rows)} non-finite value(s); the first, in record {rows[0] + 1} "
+                    f"(index {plain(label)}), is {kind}")
+    raise MicroaggError("; ".join(said) + ". Remove or impute them before microaggregating.")

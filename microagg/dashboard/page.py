@@ -97,7 +97,7 @@ def main() -> None:
     try:
         blas_threads()
     except MicroaggError as exc:
-        st.error(str(exc))
+        st.error(exc.shown)
         st.stop()
     st.title("microagg — microaggregation lab")
     st.caption("Partition numeric records into groups of at least k, publish a group value instead of each record, "
@@ -110,7 +110,7 @@ def main() -> None:
         try:
             r = compute(s)
         except MicroaggError as exc:
-            problem = str(exc)
+            problem = exc.shown
     hint = scale_hint(len(s.df), len(s.masked), s.part) if s.columns else None
     if hint:
         st.info(f"This may take long: {hint}")
@@ -134,7 +134,7 @@ def main() -> None:
                 try:
                     draw(s, r)
                 except MicroaggError as exc:  # e.g. a metric the whole report computes on opening the tab
-                    st.error(str(exc))
+                    st.error(exc.shown)
     references()
 
 

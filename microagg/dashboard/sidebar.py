@@ -171,7 +171,7 @@ def data_section() -> tuple[pd.DataFrame, str, list[str], Callable[[set[str]], N
         data = up.getvalue()
         table = upload(upload_digest(data), up.name, encoding, data)
     except MicroaggError as exc:
-        st.error(str(exc))
+        st.error(exc.shown)
         st.stop()
     df = table.data
     text = {c: note for c in map(str, df.columns) for note in table.notes if note.startswith(f"column '{c}' is text")}
@@ -325,7 +325,7 @@ def method_section(df: pd.DataFrame, data_expr: str, columns: list[str]):
     try:
         refinable, why = check_refine("igd", part) == "igd", ""
     except MicroaggError as exc:
-        refinable, why = False, f" Not available here: {exc}"
+        refinable, why = False, f" Not available here: {exc.shown}"
     refine = choose(st.selectbox, "Refinement", list(REFINEMENTS) if refinable else ["none"], "refine", "none",
                     format_func={"none": "none", "igd": "IGD (iterative group decomposition)"}.get,
                     help="IGD moves records between the method's groups wherever the SSE falls and splits "
@@ -349,7 +349,7 @@ def aggregation_section(n: int, d: int):
             try:
                 aparams[name], notes = per_record(upload, n, d)
             except MicroaggError as exc:
-                st.error(f"{p.label or name}: {exc}")
+                st.error(f"{p.label or name}: {exc.shown}")
                 st.stop()
             for note in notes:
                 st.info(f"{p.label or name}: {note}")

@@ -213,8 +213,10 @@ def _decode(data: bytes | str, encoding: str, name: str) -> str:
         return str(memoryview(data)[skip:], "utf-8" if utf8 else encoding).removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         at = exc.start + skip
-        raise MicroaggError(f"{name} is not valid {encoding} (byte {at}: {data[at:at + 1]!r}); give its encoding, "
-                            "e.g. --encoding latin-1 (encoding='latin-1' in Python).") from None
+        bad = f"{name} is not valid {encoding} (byte {at}: {data[at:at + 1]!r})"
+        raise MicroaggError(f"{bad}; give its encoding, e.g. --encoding latin-1 (encoding='latin-1' in Python).",
+                            on_page=f"{bad}; choose its encoding in the Encoding box (latin-1 and cp1252 are "
+                                    "common).") from None
 
 
 UNPACK = "give the CSV inside it (decompress or unpack it first)"

@@ -160,7 +160,7 @@ def _sweep(rel: Release, ks: Sequence[int]) -> tuple[pd.DataFrame | None, str]:
     return risk_utility(data, ks, {method.title: (method.name, own)}, aggregation=aggregation.name,
                         columns=rel.masked, confidential=rel.confidential or None, aggregation_params=agg,
                         keys=rel.keys or None, strata=rel.strata or None, renormalize=p.get("renormalize", False),
-                        identifiers=[], shuffle=False), ""  # the data holds no identifier
+                        identifiers=[], seed=0), ""  # the data holds no identifier; the rows' order is not read
 
 
 def _ru_figure(rel: Release, report: pd.DataFrame, sweep: pd.DataFrame | None) -> go.Figure:

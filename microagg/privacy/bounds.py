@@ -13,6 +13,7 @@ import re
 import numpy as np
 
 from ..base.errors import MicroaggError
+from ..base.names import column
 from ..base.registry import Param
 
 SOURCE = "Soria-Comas, Domingo-Ferrer, Sánchez & Martínez 2014"
@@ -51,12 +52,12 @@ def check_bounds(bounds, d: int, who: str) -> np.ndarray:
         raise MicroaggError(f"bounds of {who} must be finite numbers; got {B.tolist()}.")
     bad = np.flatnonzero(B[:, 0] >= B[:, 1])
     if bad.size:
-        raise MicroaggError(f"bounds of {who}: the lower bound must be below the upper bound; column "
-                            f"{int(bad[0])} has ({B[bad[0], 0]:g}, {B[bad[0], 1]:g}).")
+        raise MicroaggError(f"bounds of {who}: the lower bound must be below the upper bound; "
+                            f"{column(int(bad[0]))} has ({B[bad[0], 0]:g}, {B[bad[0], 1]:g}).")
     with np.errstate(over="ignore"):
         wide = np.flatnonzero(~np.isfinite(B[:, 1] - B[:, 0]))
     if wide.size:
-        raise MicroaggError(f"bounds of {who}: the width upper − lower of column {int(wide[0])} overflows float64 "
+        raise MicroaggError(f"bounds of {who}: the width upper − lower of {column(int(wide[0]))} overflows float64 "
                             f"({B[wide[0], 0]:g}, {B[wide[0], 1]:g}); give bounds less than 1.8e308 apart.")
     return B
 

@@ -280,6 +280,10 @@ class ReleaseSpec:
                                 "ε-differentially private depends on the method, not on whether its groups happen to "
                                 "equal the insensitive ones on these data, so no other partition is taken; no release "
                                 "was made.")
+        if not self.shuffle:
+            raise MicroaggError(f"aggregation '{agg.name}' with shuffle=False (--no-shuffle): the rows would keep the "
+                                "input's order, so the rows sharing a noisy value would name each record's group, "
+                                "which its noise does not account for. Leave the shuffle on; no release was made.")
         unchanged = [name for name in ("keep", "keys", "confidential", "strata", "keep_index") if getattr(self, name)]
         if self.engine.name != "memory":
             unchanged.append(f"engine '{self.engine.name}'")

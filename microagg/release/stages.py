@@ -30,7 +30,7 @@ from ..aggregate.categorical import nominal_mode, ordinal_median
 from ..aggregate.survey import weighted_group_values
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
-from ..base.registry import Method
+from ..base.registry import DIFFERENTIAL_PRIVACY, Method
 from ..base.said import say
 from ..data.categories import NOMINAL, ORDINAL, Categories, drop_rows, encode
 from ..data.preprocess import Standardizer, check_scale, numeric_matrix
@@ -118,6 +118,7 @@ def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
     quasi-identifiers' codes (an ordinal order taken from the natural sort is a warning; a missing category refused,
     its own, unknown, or its record left out: ``missing_categories``, docs/methods.md §8.8) and the sampling
     weights (each finite and > 0)."""
+    _check_private_rows(spec, len(roles.masked))
     holes = int(df[[*roles.ordinal, *roles.nominal]].isna().to_numpy().sum())
     gaps = bool(df[roles.masked].isna().to_numpy().any())  # (before records with a missing category may leave)
     whole = len(df)
@@ -387,6 +388,20 @@ def _categories_missing(said: dict | None, released: dict) -> dict | None:
     if said is None:
         return None
     return {**said, "released missing": int(sum(pd.isna(v).sum() for v in released.values()))}
+
+
+def _check_private_rows(spec: ReleaseSpec, d: int) -> None:
+    """A per-attribute partition (individual ranking) under an ε-DP aggregation covers each column's values, not
+    which value of one column shares a row with which of another: with ``d`` >= 2 masked columns that pairing is
+    published without noise and changes with one record, so the file would not be ε-DP (docs/methods.md §7.2)."""
+    part = spec.partitioner
+    if spec.aggregator.caps.privacy == DIFFERENTIAL_PRIVACY and part is not None and not part.record_level and d > 1:
+        raise MicroaggError(f"aggregation '{spec.aggregation}' after method '{part.name}' makes each masked column "
+                            f"ε-differentially private on its own, but not the rows: which noisy value of one column "
+                            f"shares a row with which of another is published without noise and changes with a "
+                            f"single record, so a file of {d} masked columns would not be ε-differentially private "
+                            "(docs/methods.md §7.2). Mask one column, or use method 'insensitive_mdav', whose groups "
+                            "are whole records; no release was made.")
 
 
 def _check_bounds_agree(spec: ReleaseSpec, d: int) -> None:

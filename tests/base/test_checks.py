@@ -60,5 +60,16 @@ def test_messages_write_row_labels_and_values_as_python_writes_them():
     assert plain(np.int64(7)) == "7" and plain(np.float64(0.0)) == "0.0" and plain("r7") == "'r7'"
     X = np.arange(20.0).reshape(10, 2)
     X[2, 0] = np.inf
-    with pytest.raises(MicroaggError, match=r"column 'a' has 1 non-finite value\(s\); the first, at row 14, is inf"):
+    with pytest.raises(MicroaggError, match=r"column 'a' has 1 non-finite value\(s\); the first, in record 3 \(index "
+                                            r"14\), is inf"):
         check_finite(X, ["a", "b"], index=np.arange(10) * 7)
+
+
+def test_every_column_with_non_finite_values_is_named_at_once():
+    X = np.arange(20.0).reshape(10, 2)
+    X[[4, 6], 0] = np.inf
+    X[8, 1] = np.nan
+    with pytest.raises(MicroaggError, match=r"column 'a' has 2 non-finite value\(s\); the first, in record 5 "
+                                            r"\(index 4\), is infinite; column 'b' has 1 non-finite value\(s\); the "
+                                            r"first, in record 9 \(index 8\), is missing"):
+        check_finite(X, ["a", "b"])

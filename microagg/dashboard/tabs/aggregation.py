@@ -28,7 +28,7 @@ def tab_aggregation(s: Setup, r: Result) -> None:
             summary, _ = held.summary(s.ekey)
         except MicroaggError as exc:
             if m.name == s.agg.name:  # what the user chose: a warning; another one's defaults: a note below
-                st.warning(f"{m.title}: {exc}")
+                st.warning(f"{m.title}: {exc.shown}")
             else:
                 left_out.append(m.title)
             continue

@@ -29,7 +29,7 @@ def tab_privacy(s: Setup, r: Result) -> None:
     try:
         frame = sl_alpha(r.Z, r.labels, alphas, tuple(sorted(privacy.items())))
     except MicroaggError as exc:
-        st.error(str(exc))
+        st.error(exc.shown)
     else:
         left, right = st.columns([3, 2])
         left.plotly_chart(plots.satisfaction_over_alpha(frame), width="stretch")
@@ -77,7 +77,7 @@ def sl_heatmap(s: Setup) -> None:
         try:
             grid = sl_grid(s.df, tuple(s.masked), tuple(s.confidential), ks, alphas, s.part.name, s.mkey, privacy)
         except MicroaggError as exc:
-            st.error(str(exc))
+            st.error(exc.shown)
             return
         st.session_state["sl-result"] = (now, grid)
     if "sl-result" in st.session_state:

@@ -106,7 +106,7 @@ def ru_map(s: Setup) -> None:
             frame, notes = ru_sweep(s.df, tuple(s.masked), tuple(s.confidential), ks, runs, s.agg.name,
                                     float(s.eparams["p"]), s.dld_rule, tuple(compare))
         except MicroaggError as exc:
-            st.error(str(exc))
+            st.error(exc.shown)
             return
         st.session_state["ru-result"] = (now, frame, s.part.title, RULE_TITLES[s.dld_rule], float(s.eparams["p"]),
                                          notes)
