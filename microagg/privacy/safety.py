@@ -21,12 +21,18 @@ from ..base.errors import MicroaggError
 
 # id, ID, Id, user_id, user-id, user id, userId, UserID, id_number, key, ssn, uuid, guid; caseid, seqn, serial(no),
 # recno, respid; patient_number, account_num, case_nr, phone_no (a number of a person, a case, an account: not
-# rooms_number); "Unnamed: 0" (a CSV's saved row labels, as pandas names them)
-_ID_NAME = re.compile(r"^(id|key|ssn|uuid|guid|caseid|seqn|serial|serialno|recno|respid)$|^id[_\s.-]|"
+# rooms_number); "Unnamed: 0", "index", "level_0" (a CSV's saved row labels, a reset index, as pandas names them);
+# identity numbers and contacts of other languages and registers (dni, nif, cpf, curp, personnummer, identificador,
+# mrn, nhs number, iban, email, phone, telefono, passport), and idx, rowid, hhid, respondent
+_ID_NAME = re.compile(r"^(id|key|ssn|uuid|guid|caseid|seqn|serial|serialno|recno|respid|index|level_0|idx|rowid|hhid|"
+                      r"dni|nif|nie|cpf|curp|rut|personnummer|identificador|identifier|mrn|iban|passport|"
+                      r"phone|telephone|tel[eé]fono|mobile|respondent)$|"
+                      r"(^|[_\s.-])(e[_\s.-]?mail|email)([_\s.-]|$)|^nhs[_\s.-]?(number|num|nr|no)$|^id[_\s.-]|"
                       r"[_\s.-](id|key|ssn)$|^unnamed:\s*\d+$|(^|[_\s.-])(patient|case|account|record|serial|"
                       r"phone|customer|client|member|respondent|person|policy|claim|passport|licen[cs]e|employee|"
                       r"student|social[_\s.-]?security)[_\s.-]?(number|num|nr|no)$", re.IGNORECASE)
-_CAMEL_ID = re.compile(r"[a-z](Id|ID)$")  # case-sensitive: userId, UserID, but not paid or valid
+_CAMEL_ID = re.compile(r"[a-z](Id|ID)$|^(Id|ID)[A-Z][a-z]")  # case-sensitive: userId, UserID, IdPersona, but not
+# paid, valid, Idaho or IDENTITY
 # a word of a column name that names a sampling weight: weight(s) alone or after a survey prefix (pweight,
 # final_weight, dweight), any word ending in wgt or wght (finalwgt, afnlwgt, pspwght), wt as a whole word or
 # after a survey prefix (perwt, hhwt), pw and the pw... forms of survey files (pwgtp, pwt, pweight)
@@ -105,8 +111,11 @@ def _codes(s: pd.Series) -> str | None:
 def identifiers(df: pd.DataFrame) -> dict[str, str]:
     """Columns of ``df`` treated as identifiers, each with the reason: ``{column: reason}``.
 
-    A bundled data set declares its identifiers (``attrs["roles"]["identifiers"]``, e.g. EIA's UTILITYID) and
-    then only those count; for other data a column is an identifier when its name says so (id, ID, *_id, *Id,
+    A bundled data set declares the roles of its columns (``attrs["roles"]``: its identifiers, e.g. EIA's
+    UTILITYID, and the others as quasi-identifiers, confidential or weights); the rules below judge every column it
+    does not declare: pandas carries ``attrs`` through copies and slices, so a frame made from a bundled set keeps
+    its declaration while a column added to it (an ssn, a customer number) may be anything. A column is an
+    identifier when its name says so (id, ID, *_id, *Id,
     id_*, key, ssn, uuid, guid, caseid, seqn, serial, recno, respid, the number of a patient, case, account, phone,
     ... (patient_number, account_num, case_nr), and "Unnamed: 0", the name pandas gives a CSV's saved row labels),
     when its values look like record numbers (at least 3 distinct non-negative whole numbers filling at least half
@@ -118,36 +127,47 @@ def identifiers(df: pd.DataFrame) -> dict[str, str]:
     ``keep`` or ``identifiers``.
     """
     names = [str(c) for c in df.columns]
-    declared = df.attrs.get("roles", {}).get("identifiers")
-    if declared is not None:
-        return {c: "declared by the data set" for c in names if c in declared}
+    declared, known = _declared(df, "identifiers")
     out = {}
     for j, c in enumerate(names):
         s = df.iloc[:, j]
-        why = "its name marks an identifier" if _name_says_id(c) else _codes(s) or _record_numbers(s)
+        why = "declared by the data set" if c in declared else None if c in known else \
+            "its name marks an identifier" if _name_says_id(c) else _codes(s) or _record_numbers(s)
         if why:
             out[c] = why
     return out
 
 
+def _declared(df: pd.DataFrame, role: str) -> tuple[set, set]:
+    """(the columns a bundled data set declares in ``role``, every column it declares in any role)."""
+    roles = df.attrs.get("roles", {})
+    given = {str(c) for v in roles.values() if isinstance(v, (list, tuple)) for c in v}
+    return {str(c) for c in roles.get(role) or ()}, given
+
+
 def sampling_weight_columns(df: pd.DataFrame) -> list[str]:
     """The columns of ``df`` that look like a survey's sampling weights (docs/methods.md §8.6), in column order.
 
-    A bundled data set declares them (``attrs["roles"]["weights"]``, none for the benchmarks); for other data a
-    column is one when a word of its name names a weight (weight, weights, *_weight, pweight, dweight, wgt,
-    finalwgt, *wgt, *wght, wt as a word, perwt, hhwt, pw, pwgtp, ...) and none makes it a physical weight (kg, lb,
-    body, birth, net, gain, ...: ``weight_kg``, ``body_weight`` are not), and every value is a finite number > 0.
+    A bundled data set declares them (``attrs["roles"]["weights"]``, none for the benchmarks: Census's AFNLWGT is
+    declared a quasi-identifier); the rule below judges every column it does not declare (a frame made from a
+    bundled set keeps its ``attrs``): a column is one when a word of its name names a weight (weight, weights,
+    *_weight, pweight, dweight, wgt, finalwgt, *wgt, *wght, wt as a word, perwt, hhwt, pw, pwgtp, ...) and none
+    makes it a physical weight (kg, lb, body, birth, net, gain, ...: ``weight_kg``, ``body_weight`` are not), and
+    every value is a finite number > 0.
     A body weight named plain ``weight`` is taken for a sampling weight: name it ``weight_kg``, or name it in
     ``columns`` to mask it. ``microaggregate`` withholds such a column (neither masked nor released) unless it is
     given a role, and the dashboard proposes the first one as the sampling weights.
     """
     names = [str(c) for c in df.columns]
-    roles = df.attrs.get("roles", {})
-    if "identifiers" in roles or "weights" in roles:
-        return [c for c in names if c in (roles.get("weights") or [])]
+    declared, known = _declared(df, "weights")
     out = []
     for j, c in enumerate(names):
+        if c in declared:
+            out.append(c)
+            continue
         words = _words(c)
+        if c in known:
+            continue
         if not any(_WEIGHT_WORD.fullmatch(w) for w in words) or _PHYSICAL.intersection(words):
             continue
         s = df.iloc[:, j]

@@ -24,7 +24,10 @@ from microagg.privacy.safety import (
 
 @pytest.mark.parametrize("name", ["id", "ID", "Id", "user_id", "user id", "USER_ID", "userId", "UserID", "id_number",
                                   "key", "SSN", "uuid", "caseid", "SEQN", "serial", "patient_number", "account_num",
-                                  "case_nr", "phone_no", "PhoneNumber", "social_security_number", "Unnamed: 0"])
+                                  "case_nr", "phone_no", "PhoneNumber", "social_security_number", "Unnamed: 0",
+                                  "IdPersona", "dni", "NIF", "email", "e_mail", "email_address", "phone", "telefono",
+                                  "passport", "rowid", "idx", "index", "level_0", "hhid", "mrn", "iban", "nhs_number",
+                                  "personnummer", "identificador", "respondent"])
 def test_a_name_marks_an_identifier(name):
     df = pd.DataFrame({name: [1.0, 1.0, 2.0], "x": [0.5, 0.25, 0.5]})
     assert identifiers(df) == {name: "its name marks an identifier"}
@@ -32,7 +35,9 @@ def test_a_name_marks_an_identifier(name):
 
 @pytest.mark.parametrize("name", ["paid", "valid", "acid", "PAID", "grid", "keyboard", "identity", "number",
                                   "number_of_children", "serial_correlation", "numeracy", "rooms_number",
-                                  "children_num", "wave_nr", "visit_number", "nr_children", "casino"])
+                                  "children_num", "wave_nr", "visit_number", "nr_children", "casino", "price_index",
+                                  "indexed", "emailed", "Idaho", "IDENTITY", "respondent_age", "mobile_phone_use",
+                                  "nifty", "telescope"])
 def test_names_that_merely_contain_id_are_not_identifiers(name):
     assert identifiers(pd.DataFrame({name: [1.0, 1.0, 2.0]})) == {}
 
@@ -109,9 +114,18 @@ def test_bundled_measurements_sorted_ascending_are_not_identifiers(name):
         assert identifiers(sorted_) == {}, c
 
 
-def test_a_data_set_declares_its_identifiers_and_then_only_those_count():
+def test_a_data_set_declares_its_identifiers_and_the_rules_judge_the_columns_it_does_not_declare():
     eia = ma.load_dataset("eia")
     assert identifiers(eia) == {"UTILITYID": "declared by the data set"}
+    added = eia.assign(ssn=np.random.default_rng(0).permutation(len(eia)) + 10 ** 8,  # keeps eia's attrs
+                       folio=np.random.default_rng(1).permutation(len(eia)) + 70_001, wgt=2.5)
+    assert added.attrs == eia.attrs
+    found = identifiers(added)
+    assert set(found) == {"UTILITYID", "ssn", "folio"} and found["ssn"] == "its name marks an identifier"
+    assert "record numbers" in found["folio"]
+    assert sampling_weight_columns(added) == ["wgt"]
+    released = ma.microaggregate(added, 3, aggregation="median", seed=0).protected
+    assert not {"UTILITYID", "ssn", "folio", "wgt"} & set(released.columns)
     assert identifiers(ma.load_dataset("eia", raw=True)) == {"UTILITYID": "declared by the data set",
                                                              "UTILNAME": "declared by the data set"}
     assert identifiers(ma.load_dataset("abidi_salary")) == {}  # its record numbers are the index
