@@ -247,9 +247,9 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     ``dld_sample`` records (0: not computed); ``seed`` fixes both samples (default 0) and the shuffle of the
     rows inside every file written (``shuffle``, default; README "Publishing a release safely"; without
     ``seed`` the shuffle's seed is fresh, recorded in ``params["shuffle_seed"]``). ``identifiers`` are those
-    of ``microaggregate`` (detected on the values too for in-memory input and CSV files, those of the first
-    file: a single CSV file gets the memory engine's decisions; on the names only for Parquet files and dask
-    DataFrames); no index is written.
+    of ``microaggregate`` (detected on the names and the values: of the data in memory, else of the first CSV file
+    or the first partition of Parquet files or a dask DataFrame, so that a single file gets the memory engine's
+    decisions); no index is written.
     ``strata`` make every stratum one block (it must hold between k and B records) and every key column must
     be a stratum; ``keys`` then enter the k-anonymity check of every partition written.
     Methods, aggregations, their parameters and the column roles are those of ``microaggregate``; the
@@ -369,9 +369,10 @@ def release_dask(data, spec: ReleaseSpec) -> DaskRelease:
 
 def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None, pd.DataFrame]:
     """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None, the records
-    whose values decide the identifiers: the data in memory, the first CSV file, else the empty frame). CSV
-    files are read whole, one partition each, by ``microagg.data.io.read_csv``; the first is read here for the
-    dtypes and the identifiers, so that a single CSV file gets the memory engine's decisions."""
+    whose values decide the identifiers: the data in memory, else the first CSV file or the first partition of
+    Parquet files or a dask DataFrame). CSV files are read whole, one partition each, by
+    ``microagg.data.io.read_csv``; the first is read here for the dtypes and the identifiers, so that a single
+    file gets the memory engine's decisions."""
     known = None
     if isinstance(data, dd.DataFrame):
         ddf, files = data.rename(columns=str), None
@@ -395,7 +396,9 @@ def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame
         raise MicroaggError(f"engine='dask' reads a path, glob pattern or list of CSV/Parquet files, or a dask or "
                             f"pandas DataFrame; got {type(data).__name__}.")
     meta = pd.DataFrame({str(c): pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
-    return ddf, meta, files, meta if known is None else known
+    if known is None:  # (Parquet or a dask DataFrame: the first partition's values, as a CSV's first file's)
+        known = ddf.get_partition(0).compute().rename(columns=str) if ddf.npartitions else meta
+    return ddf, meta, files, known
 
 
 def _read_csv_file(url: str, encoding: str | None) -> pd.DataFrame:

@@ -2,6 +2,7 @@
 
 import re
 
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
@@ -114,12 +115,19 @@ def test_csv_input_gives_the_parquet_release(client, data, tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
-def test_a_csv_file_gets_the_memory_engines_identifier_decisions(client, data, tmp_path):
+@pytest.mark.parametrize("kind", ["csv", "parquet", "dask"])
+def test_a_single_file_gets_the_memory_engines_identifier_decisions(client, data, tmp_path, kind):
     rows = data[COLS].assign(record=np.random.default_rng(9).permutation(len(data)) + 1)  # record numbers, no ID name
-    path = tmp_path / "one.csv"
-    rows.to_csv(path, index=False)
-    memory = ma.microaggregate(str(path), 3)
-    dask = microaggregate_dask(str(path), 3, scheduler=client, out=tmp_path / "out")
+    path = tmp_path / f"one.{kind}"
+    if kind == "csv":
+        rows.to_csv(path, index=False)
+    else:
+        rows.to_parquet(path.with_suffix(".parquet"), index=False)
+    path = str(path if kind == "csv" else path.with_suffix(".parquet"))
+    if kind == "dask":
+        path = dd.read_parquet(path)
+    memory = ma.microaggregate(rows, 3)
+    dask = microaggregate_dask(path, 3, scheduler=client, out=tmp_path / "out")
     withheld = dask.report().set_index("metric").loc["identifiers (not released)", "value"]
     assert memory.identifiers and withheld == "; ".join(f"{c} ({why})" for c, why in memory.identifiers.items())
     assert list(dask.protected.columns) == list(memory.protected.columns)
