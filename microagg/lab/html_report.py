@@ -47,6 +47,9 @@ pre{background:#f6f8fa;padding:.8em;white-space:pre-wrap;word-break:break-all;fo
 """
 
 
+CAVEATS = ("k-anonymous with the kept columns known", "row order", "input index")
+
+
 def _table(frame: pd.DataFrame) -> str:
     return frame.to_html(index=False, escape=True, border=0, na_rep="")
 
@@ -187,6 +190,14 @@ def _survey(report: pd.DataFrame) -> pd.DataFrame:
     return report[(report["attribute"] == "all") & report["source"].astype(str).str.startswith("docs/methods.md §8")]
 
 
+def _caveats(report: pd.DataFrame) -> list[tuple[str, str]]:
+    """The report's rows on what links released rows to respondents beyond the masked columns: kept columns that
+    break k-anonymity, rows in the input's order, the input's index released (``Release.report``)."""
+    said = report[(report["attribute"] == "all") & report["metric"].isin(CAVEATS)]
+    return [(row.metric, f"{'no' if row.value is False else row.value}: {row.source}" if row.metric == CAVEATS[0]
+             else str(row.value)) for row in said.itertuples()]
+
+
 def _headline(report: pd.DataFrame) -> pd.DataFrame:
     """The headline metrics with their title, direction and meaning from the metric registry."""
     described = {m.name: m for m in metrics()}
@@ -248,6 +259,7 @@ def html_report(rel: Release, path=None, data: str = 'ma.read_csv("data.csv").da
                 or "none"), ("dropped", ", ".join(rel.dropped) or "none"),
                ("groups", int(pooled_labels(rel.labels).max()) + 1),
                ("k-anonymous", rel.anonymity["k_anonymous"])]
+    summary += _caveats(report)
     summary += [(f"t-closeness of {c}: largest EMD of a class", f"{t:.4f}") for c, t in closeness(rel).items()]
     summary += [(row.metric, tables.format_value(row.value, row.unit)) for row in _survey(report).itertuples()]
     sweep_note = "" if sweep is not None else f"<p class='note'>No sweep over k: {e(why)}.</p>"

@@ -16,7 +16,7 @@ from .utility import sse_by_group
 
 
 def adm(Z, labels, k: int | None = None) -> float:
-    """ADM, the sum of absolute deviations from the group medians (Kabir & Wang, Eq. 1), in the units of ``Z``.
+    """ADM, the sum of absolute deviations from the group medians (Kabir & Wang, §5, Eq. 1), in the units of ``Z``.
 
     Group medians as in median aggregation (the average of the two middle values for even sizes).
     ``labels`` may be (n,) or one labelling per attribute (n, d).
@@ -54,10 +54,10 @@ def sse_i(Z, labels, confidential=None, k: int | None = None, names=None) -> np.
 
 
 @register(
-    Metric("ADM", "Absolute deviation from the median", "utility", "z units", LOWER, "Kabir & Wang, Eq. 1",
+    Metric("ADM", "Absolute deviation from the median", "utility", "z units", LOWER, "Kabir & Wang, §5, Eq. 1",
            "Sum of |x - group median| over cells: Kabir & Wang's distortion measure.", "docs/metrics.md §4.4",
            needs=("z-scores", "labels")),
-    Metric("ADM / n", "ADM per record", "utility", "z units", LOWER, "Kabir & Wang, Eq. 1", "ADM divided by n.",
+    Metric("ADM / n", "ADM per record", "utility", "z units", LOWER, "Kabir & Wang, §5, Eq. 1", "ADM divided by n.",
            "docs/metrics.md §4.4", needs=("z-scores", "labels")),
 )
 def _adm(ctx) -> dict:

@@ -40,7 +40,7 @@ def sign_test(X, Xp, names=None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["attribute", "N", "W", "p_value"])
 
 
-_SOURCE, _DOC, _NEEDS = "Kabir & Wang, §4", "docs/metrics.md §4.5", ("original units",)
+_SOURCE, _DOC, _NEEDS = "Kabir & Wang, §4 and §6", "docs/metrics.md §4.5", ("original units",)
 
 
 @register(

@@ -113,12 +113,17 @@ def _weighted(ctx) -> dict:
     return {"IL (weighted)": weighted_il(ctx.Z, ctx.Zp, ctx.weights), **moment_changes(ctx.Z, ctx.Zp, ctx.weights)}
 
 
-def missing_rows(Z: np.ndarray, Zp: np.ndarray, w=None) -> list[tuple]:
+def missing_rows(Z: np.ndarray, Zp: np.ndarray, w=None, X=None, Xp=None) -> list[tuple]:
     """(metric, value, unit, direction, source) of a release with missing cells: IL over the observed cells, DLD
-    with partial distances and, with sampling weights, the weighted metrics (all NaN-aware)."""
+    with partial distances, with ``X``/``Xp`` (the values in the data's units, as published) the exact cells (a
+    missing cell equals nothing) and, with sampling weights, the weighted metrics (all NaN-aware)."""
     src = f"{_MISSING}; the other metrics need complete records"
     rows = [("IL (observed cells)", weighted_il(Z, Zp), "%", LOWER, src),
             ("DLD (partial distances)", partial_dld(Z, Zp), "%", LOWER, src)]
+    if X is not None:
+        exact = np.asarray(X, dtype=np.float64) == np.asarray(Xp, dtype=np.float64)  # (NaN equals nothing)
+        rows += [("exact cells", float(100.0 * exact.mean()), "%", LOWER, "docs/metrics.md §4.14"),
+                 ("exact records", float(100.0 * exact.any(axis=1).mean()), "%", LOWER, "docs/metrics.md §4.14")]
     if w is not None:
         rows.append(("IL (weighted)", weighted_il(Z, Zp, w), "%", LOWER, _WEIGHTED))
         rows += [(name, value[0] if isinstance(value, tuple) else value, "z units" if "mean" in name else

@@ -141,7 +141,7 @@ class Release:
                                     f"observed cells only (docs/metrics.md §4.27), which take no "
                                     f"{sorted(set(params) - {'k'})}; leave them out.")
             table = pd.DataFrame([(m, "all", v, u, d, s) for m, v, u, d, s in
-                                  missing_rows(self.Z, self.Zp, self.sampling_weights)], columns=COLUMNS)
+                                  missing_rows(self.Z, self.Zp, self.sampling_weights, X, Xp)], columns=COLUMNS)
             if self.categories is not None:  # the categories have no missing cell: their metrics still apply
                 table = pd.concat([table, pd.DataFrame(category_rows(self._categories()), columns=COLUMNS)],
                                   ignore_index=True)

@@ -225,3 +225,18 @@ def test_the_report_recipe_loads_the_same_data(tmp_path):
     page = report.read_text(encoding="utf-8")
     assert "ma.load_dataset(&#x27;synthetic&#x27;, n=300, seed=5)" in page
     assert "--dataset synthetic --data-param n=300 --data-param seed=5" in page
+
+
+def test_the_page_says_what_links_rows_beyond_the_masked_columns():
+    """Kept columns that break k-anonymity, rows in the input's order and the input's index are said on the page as
+    in ``Release.report()``, not only in its parameter table."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=300), "b": rng.normal(size=300), "age": rng.integers(18, 90, 300) * 1.0})
+    with pytest.warns(UserWarning):
+        risky = ma.microaggregate(df, 5, columns=["a", "b"], keep=["age"], shuffle=False, keep_index=True)
+    page = html_report(risky, sweep_ks=None)
+    assert re.search(r"k-anonymous with the kept columns known</td>\s*<td>no: not with age known", page)
+    assert re.search(r"row order</td>\s*<td>input order", page) and re.search(r"input index</td>\s*<td>the input", page)
+    plain = html_report(ma.microaggregate(df, 5, columns=["a", "b"]), sweep_ks=None)
+    assert "kept columns known" not in plain and "input index" not in plain
+    assert re.search(r"row order</td>\s*<td>shuffled", plain)

@@ -139,3 +139,17 @@ def test_a_missing_cells_choice_with_nothing_to_do_is_said_not_ignored():
     _, notes = caught(ma.microaggregate, both, 2, nominal=["r"], missing="impute", missing_categories="drop",
                       identifiers=[])
     assert not [n for n in notes if "nothing to" in n], notes  # there were missing cells to impute, as the data said
+
+
+def test_the_exact_cells_of_a_release_with_missing_cells_are_counted_on_the_file_as_published():
+    """The median's warning points at the report's exact cells: with missing cells the report has them too,
+    counted on the values as published (a missing cell equals nothing)."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    df.loc[rng.choice(300, 20, replace=False), "a"] = np.nan
+    with pytest.warns(UserWarning, match="see 'exact cells' in the report"):
+        rel = ma.microaggregate(df, 3, aggregation="median", missing="keep")
+    row = rel.report().set_index("metric")["value"]
+    published = rel.in_input_order()[rel.masked].to_numpy() == df.to_numpy()
+    assert np.isclose(row["exact cells"], 100 * published.mean()) and row["exact cells"] > 20
+    assert np.isclose(row["exact records"], 100 * published.any(axis=1).mean())
