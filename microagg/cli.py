@@ -139,8 +139,8 @@ def cmd_run(args) -> int:
         raise MicroaggError("--out and --report name the same file: give them different names.")
     given = [*spec.keep, *spec.keys, *(c for c, _ in spec.ordinal), *spec.nominal]
     df = load_dataset(args.dataset, **data_params) if args.dataset else _read_input(args.input, args.encoding, given)
-    print(f"microaggregating {len(df)} records with {spec.method} + {spec.aggregation}, k = {spec.k} ...",
-          file=sys.stderr)
+    print(f"microaggregating {len(df)} record{'' if len(df) == 1 else 's'} with {spec.method} + {spec.aggregation}, "
+          f"k = {spec.k} ...", file=sys.stderr)
     d = len(spec.columns) if spec.columns else sum(is_numeric(df[c]) for c in df.columns)
     hint = scale_hint(len(df), d, spec.partitioner, args.engine)
     if hint:

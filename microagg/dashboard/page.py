@@ -11,6 +11,7 @@ import streamlit as st
 from ..base.advice import scale_hint
 from ..base.errors import MicroaggError
 from ..figures import tables
+from ..privacy.safety import identifiers
 from ..release.stages import EXACT_VALUES, KEPT_BREAKS, KEYS_BREAK, NOT_WHOLE_RECORDS
 from .cache import Result, blas_threads, overall, partition, read_doc, release, wait_for_mdav
 from .sidebar import Setup, sidebar
@@ -105,7 +106,10 @@ def main() -> None:
     s = sidebar()
     problem, r = None, None
     if not s.columns:
-        problem = "Select at least one numeric column to mask."
+        ids = identifiers(s.df)
+        problem = "Select at least one numeric column to mask ('Columns to mask')." + (
+            " None is selected by default here: " + "; ".join(f"{c} is left out as an identifier ({why})"
+                                                             for c, why in ids.items()) + "." if ids else "")
     else:
         try:
             r = compute(s)

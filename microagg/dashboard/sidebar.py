@@ -198,7 +198,8 @@ def _silent(used: set[str]) -> None:
 
 def text_dropped(slot, text: dict[str, str], used: set[str]) -> None:
     """Into ``slot``: the notes of the text columns (``text``: column -> note) that none of the ``used`` columns
-    (masked as categories, released unmasked, keys) takes, which the release therefore drops."""
+    (masked as categories, released unmasked, keys, or withheld as identifiers, which the page says apart) takes,
+    which the release therefore drops."""
     left = [note for c, note in text.items() if c not in used]
     if left:
         slot.warning(" ".join(left) + " Text columns are dropped from the release unless you mask them as categories "
@@ -432,7 +433,7 @@ def sidebar() -> Setup:
         st.header("Data")
         df, data_expr, data_args, text_dropped_note = data_section()
         columns, keep, keys, strata, cats, weight, missing, missing_categories = columns_section(df, data_expr)
-        text_dropped_note({*keep, *keys, *(c for c, _, _ in cats)})
+        text_dropped_note({*keep, *keys, *(c for c, _, _ in cats), *identifiers(df)})  # (withheld: said below)
         given = {"columns": columns, "keep": keep, "keys": keys, "strata": strata, "sampling_weights": weight,
                  "ordinal": [c for c, kind, _ in cats if kind == "ordinal"],
                  "nominal": [c for c, kind, _ in cats if kind == "nominal"], "missing": missing,

@@ -291,3 +291,12 @@ def test_noise_too_large_for_float64_is_refused_before_it_is_drawn():
     report = pd.DataFrame(rows)
     shown = dict(zip(report["metric"], tables.formatted(report)["value"]))
     assert "e+29" in shown["DP Laplace scale b_j"] and shown["differential privacy ε"] == "1.0e-290"
+
+
+def test_a_value_outside_its_bounds_is_refused_naming_the_column_and_each_interfaces_control():
+    df = pd.DataFrame({"income": np.linspace(0, 5000, 60), "height": np.linspace(1.5, 1.9, 60)})
+    with pytest.raises(ma.MicroaggError) as refused:
+        ma.microaggregate(df, 5, method="insensitive_mdav", aggregation="laplace", bounds="0:5000,1.5:1.8",
+                          noise_seed=0)
+    assert "column 'height': 15 outside [1.5, 1.8]" in str(refused.value) and "pass clip=True" in str(refused.value)
+    assert refused.value.shown.endswith("tick 'clip values to the bounds' to move them onto the bounds.")

@@ -60,7 +60,7 @@ def test_semicolons_decimal_commas_and_bom():
 
 
 def test_a_text_column_is_dropped_with_a_warning():
-    rows = "".join(f"{i},{i * i % 7},=name{i}\n" for i in range(12))
+    rows = "".join(f"{i},{i * i % 7},=name{i % 4}\n" for i in range(12))  # (repeated: not an identifier)
     at = upload(f"a,b,who\n{rows}".encode())
     assert "'who' is text" in messages(at, "warning") and "dropped" in messages(at, "warning")
     assert "'Key columns'" in messages(at, "warning")  # a key is released too: never said to be dropped
@@ -73,9 +73,17 @@ def test_a_text_column_is_dropped_with_a_warning():
 def test_latin1_upload_with_the_encoding_option():
     at = upload("größe,b\n".encode("latin-1") + b"".join(f"{i},{i % 5}\n".encode() for i in range(12)))
     assert "not valid utf-8" in messages(at, "error")
+    assert "the Encoding box" in messages(at, "error") and "--encoding" not in messages(at, "error")  # the page's
     at.selectbox(key="encoding").set_value("latin-1").run()
     assert not at.error and not at.exception
     assert "--encoding latin-1" in " ".join(c.value for c in at.code)
+
+
+def test_when_every_numeric_column_is_left_out_the_page_says_why():
+    at = upload(b"x,y\n1,2\n3,4\n5,7\n2,9\n")  # four records: each column's values fill their range
+    said = messages(at, "error")
+    assert "Select at least one numeric column to mask" in said
+    assert "x is left out as an identifier (its values look like record numbers" in said and "y is left out" in said
 
 
 def test_all_identical_records_release_with_il_undefined():
@@ -177,3 +185,10 @@ def test_a_new_release_option_gets_a_widget_from_its_row_and_reaches_the_release
     assert not at.exception and not at.error, [e.value for e in at.error]
     code = " ".join(c.value for c in at.code)
     assert "tidy=True" in code and "--tidy" in code
+
+
+def test_a_text_column_withheld_as_an_identifier_is_not_also_said_to_be_dropped_as_text():
+    rows = "".join(f"{i},{(i * 7) % 5},code-{i * 13 % 17}\n" for i in range(12))  # distinct text codes
+    at = upload(f"a,b,ref\n{rows}".encode())
+    assert "ref** (its values are text codes" in " ".join(c.value for c in at.sidebar.caption)
+    assert not any("'ref' is text" in w.value for w in at.warning)
