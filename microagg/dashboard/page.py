@@ -75,10 +75,13 @@ def caveats(s: Setup, r: Result, values: pd.Series) -> None:
                 f"{tables.format_value(row.value, row.unit)} released rows become unique. Declare it a key if it "
                 "may be known.", icon="ℹ️")
     if "exact cells" in values and float(values["exact cells"]) > 0:
+        flat = [c for c in s.masked if s.df[c].nunique() <= 1]  # (one value on every record: says nothing)
+        plain = (f" Among them every cell of {', '.join(flat)}, which hold{'s' if len(flat) == 1 else ''} one value "
+                 "on every record: that value says nothing about anyone.") if flat else ""
         st.info(f"{float(values['exact cells']):.2f} % of the masked cells are published exactly as in the original "
                 f"({float(values['exact records']):.2f} % of the records have one)"
                 + (" — the median of a group of odd size is one member's own value." if s.agg.name == "median"
-                   else "."), icon="ℹ️")
+                   else ".") + plain, icon="ℹ️")
     exact = [*s.confidential, *s.keep]
     if exact:
         st.info(f"Released with their exact values: {', '.join(exact)} (confidential or kept unmasked). Check that "

@@ -192,3 +192,10 @@ def test_a_text_column_withheld_as_an_identifier_is_not_also_said_to_be_dropped_
     at = upload(f"a,b,ref\n{rows}".encode())
     assert "ref** (its values are text codes" in " ".join(c.value for c in at.sidebar.caption)
     assert not any("'ref' is text" in w.value for w in at.warning)
+
+
+def test_exact_cells_of_a_column_with_one_value_are_said_to_say_nothing():
+    rows = "".join(f"{(i * 7919) % 101 / 10},{(i * 31) % 23},7.0\n" for i in range(30))
+    at = upload(f"x,y,c\n{rows}".encode())
+    said = messages(at, "info")
+    assert "of the masked cells are published exactly" in said and "every cell of c, which holds one" in said
