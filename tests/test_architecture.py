@@ -33,7 +33,8 @@ WING = {wing: level for level, wings in enumerate(WINGS) for wing in wings}
 # Inside a wing with a corridor, its modules stand on floors of their own (the same rule, one level down). The
 # method wings (partition, aggregate, metrics) are rooms side by side: one file per method, no floors inside.
 INNER = {
-    "base": [{"errors", "said", "setting"}, {"checks", "labels", "advice", "rows"}, {"registry"}, {"controls"}],
+    "base": [{"errors", "said", "setting", "names"}, {"checks", "labels", "advice", "rows"}, {"registry"},
+             {"controls"}],
     "data": [{"preprocess", "io", "datasets", "categories"}],
     "privacy": [{"safety", "wishes", "bounds"}, {"roles"}],
     "figures": [{"plots", "tables"}],

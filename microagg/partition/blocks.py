@@ -147,12 +147,13 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
         raise MicroaggError(f"n_jobs must be >= 1 (threads running blocks); got {n_jobs}.")
 
     def block(r):
-        labels = np.asarray(part.kernel(Z[r], k, **params))
-        return labels if refine == "none" else refined(np.ascontiguousarray(Z[r][:, quasi]), labels, k)
+        with kernels.sized(len(Z)):  # (every block as the run on all records: compiled above the crossover)
+            labels = np.asarray(part.kernel(Z[r], k, **params))
+            return labels if refine == "none" else refined(np.ascontiguousarray(Z[r][:, quasi]), labels, k)
 
     run = partial(heard, block)  # the labels and what the block said, said again below in the order of the blocks
 
-    numba = kernels.numba_for(max(map(len, rows)))  # None: every block runs on the numpy kernels
+    numba = kernels.numba_for(len(Z))  # None: every block runs on the numpy kernels
     one = (lambda: None) if numba is None else (lambda: numba.set_num_threads(1))
     if len(rows) == 1:
         local = [run(rows[0])]

@@ -30,8 +30,9 @@ docs/methods.md §5, decision 11):
   left with a single class (when more were asked for or found) forms k-anonymous groups without
   diversity, and a warning says so.
 * * ``k`` is the number of records taken from every class, as in Algorithm 2, so groups have at least k·cs_j records;
-  k = 1 is accepted (Abidi, Ben Yahia & Perera 2018, Tables 10 and 12 start at k = 1) and still gives groups of cs_j
-  >= 2 records wherever a sub-microdata has two classes.
+  k = 1 is accepted by ``hm_pfsom_steps`` (Abidi, Ben Yahia & Perera 2018, Tables 10 and 12 start at k = 1), which
+  still gives groups of cs_j >= 2 records wherever a sub-microdata has two classes; a partition or release takes
+  k >= 2, as every method does.
 * Abidi, Ben Yahia & Perera 2018 min-max scales the data before clustering (§4.1); ``scaling="minmax"`` does that,
   ``"zscore"`` (default) uses z-scores like the rest of the package.
 """

@@ -32,6 +32,29 @@ def test_auto_takes_the_numpy_kernels_up_to_the_crossover_and_the_compiled_ones_
         assert kernels.compiled_for(mdav_kernel, 10)
 
 
+def test_blocks_choose_their_kernels_as_the_run_on_all_records(monkeypatch):
+    """The block engine's blocks of at most B records are one run: above the crossover in all, every block takes the
+    compiled kernels (a compile paid once; blocks of 10 000 on the numpy kernels took 10-15 times as long)."""
+    monkeypatch.delenv(kernels.ENV, raising=False)
+    monkeypatch.setattr(kernels, "available", lambda: True)
+    monkeypatch.setattr(kernels, "numba_for", lambda n: None)  # (no numba threads to set: the kernels are spied)
+    chose = []
+    monkeypatch.setattr(kernels, "pick", lambda k, n, d=10: chose.append(kernels.compiled_for(k, n, d)) or
+                        k.on_numpy())
+    monkeypatch.setattr(kernels, "run", lambda k, Z, *args, **kw: chose.append(kernels.compiled_for(k, len(Z))) or
+                        k.on_numpy()(Z, *args, 1, None))
+    Z = np.random.default_rng(0).standard_normal((kernels.CROSSOVER + 2000, 2))
+    with kernels.use_backend(None):
+        ma.partition.block_partition(Z, 3, "mdav", block_size=2000, n_jobs=1)
+        assert len(chose) > 1 and all(chose)
+        chose.clear()
+        ma.partition.block_partition(Z[:kernels.CROSSOVER], 3, "mdav", block_size=2000, n_jobs=1)
+        assert len(chose) > 1 and not any(chose)
+        with kernels.sized(kernels.CROSSOVER + 1):
+            assert kernels.wants_compiled(10)
+        assert not kernels.wants_compiled(10)
+
+
 def test_the_setting_the_environment_variable_and_a_bad_value(monkeypatch):
     monkeypatch.setenv(kernels.ENV, " Numpy ")
     with kernels.use_backend(None):
