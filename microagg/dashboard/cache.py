@@ -158,10 +158,15 @@ def load(name: str, **kwargs) -> pd.DataFrame:
 
 
 @st.cache_resource(show_spinner="Reading the file…", max_entries=8)
-def upload(digest: str, name: str, encoding: str, _data: bytes) -> CsvTable:
+def upload(digest: str, name: str, encoding: str, most: int, _data: bytes) -> CsvTable:
     """An uploaded CSV read once (``io.read_csv``), keyed on the SHA-256 ``digest`` of its bytes as uploaded, its name
-    and encoding: only the same bytes find it again. MicroaggError propagates."""
-    return read_csv(io.BytesIO(_data), encoding=encoding, name=name)
+    and encoding: only the same bytes find it again. One of more than ``most`` records is refused here, so that the
+    cache never keeps it. MicroaggError propagates (nothing is cached then)."""
+    table = read_csv(io.BytesIO(_data), encoding=encoding, name=name)
+    if len(table.data) > most:
+        raise MicroaggError(f"{name} has {len(table.data):,} records; the dashboard handles at most {most:,}. Use the "
+                            "command line for larger files.")
+    return table
 
 
 def upload_digest(data: bytes) -> str:
@@ -181,9 +186,9 @@ def specification(k: int, method: str, aggregation: str, mparams: Params, aparam
     """The release specification of the sidebar's choices (``ReleaseSpec.of``, validated as at every door), built
     once for these choices: every run showing them gets the same value. Shared by the sessions, so nothing is drawn
     by chance here: the noise seed of an ε-differentially private aggregation whose seed box is empty comes in
-    ``aparams``, drawn for the session (``sidebar.noise_seed``). ``mparams``/``aparams``: the partitioner's and
-    the aggregation's (an uploaded array keyed by all its bytes); ``options``: the options of
-    ``release.spec.OPTIONS`` by name. MicroaggError propagates."""
+    ``aparams``, drawn for the session (``sidebar.session_seed``), as does the shuffle's seed in ``options``.
+    ``mparams``/``aparams``: the partitioner's and the aggregation's (an uploaded array keyed by all its bytes);
+    ``options``: the options of ``release.spec.OPTIONS`` by name. MicroaggError propagates."""
     return ReleaseSpec.of(k, method, aggregation, dict(mparams), dict(aparams), **options)
 
 

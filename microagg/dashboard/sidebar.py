@@ -85,10 +85,13 @@ class Setup:
         the sidebar's), built once for these choices (``cache.specification``). MicroaggError propagates."""
         aparams = self.aparams if agg.name == self.agg.name else agg.defaults()
         options = self.release_options
+        if options.get("shuffle", True) and options.get("seed") is None:  # (a seed of this session's own)
+            options = {**options, "seed": session_seed("shuffle", frame_digest(self.df))}
         if agg.caps.privacy == DIFFERENTIAL_PRIVACY and aparams.get("noise_seed") is None:
-            aparams = {**aparams, "noise_seed": noise_seed((frame_digest(self.df), self.k, self.part.name, agg.name,
-                                                            Params(self.mparams).key, Params(aparams).key,
-                                                            repr(sorted(options.items()))))}
+            aparams = {**aparams, "noise_seed": session_seed("noise", (frame_digest(self.df), self.k, self.part.name,
+                                                                       agg.name, Params(self.mparams).key,
+                                                                       Params(aparams).key,
+                                                                       repr(sorted(options.items()))))}
         return specification(self.k, self.part.name, agg.name, Params(self.mparams), Params(aparams), options)
 
     @property
@@ -123,12 +126,13 @@ class Setup:
         return {n: v for n, v in values.items() if n in WISHES}
 
 
-def noise_seed(choices: tuple) -> int:
-    """The noise seed of an ε-differentially private release whose seed box is empty: drawn fresh from the OS for
-    this session and these ``choices`` (the data's digest, k, the methods, their parameters and the options), kept in
-    the session's state so that its page shows one release, and never shared with another session (who knew it
-    could subtract the noise from a release of other data). Freed with the session."""
-    seeds = st.session_state.setdefault("_noise-seeds", {})
+def session_seed(kind: str, choices) -> int:
+    """A seed of ``kind`` whose box is empty, drawn fresh from the OS for this session and these ``choices``, kept in
+    the session's state so that its page shows one release, and never shared with another session: the shuffle's
+    (per data set: who knew it could put another student's release of the same data back in the input's order) and
+    an ε-differentially private release's noise seed (per data, k, methods, parameters and options: who knew it
+    could subtract the noise). Freed with the session."""
+    seeds = st.session_state.setdefault(f"_{kind}-seeds", {})
     if choices not in seeds:
         seeds[choices] = permutation(0, None)[1]
     return seeds[choices]
@@ -169,7 +173,7 @@ def data_section() -> tuple[pd.DataFrame, str, list[str], Callable[[set[str]], N
                                  "spreadsheet exports.")
     try:
         data = up.getvalue()
-        table = upload(upload_digest(data), up.name, encoding, data)
+        table = upload(upload_digest(data), up.name, encoding, MAX_RECORDS, data)
     except MicroaggError as exc:
         st.error(exc.shown)
         st.stop()
@@ -179,10 +183,6 @@ def data_section() -> tuple[pd.DataFrame, str, list[str], Callable[[set[str]], N
         if note not in text.values():
             st.info(note)
     dropped = partial(text_dropped, st.empty(), text)  # (filled once the columns are chosen, here on the page)
-    if len(df) > MAX_RECORDS:
-        st.error(f"{up.name} has {len(df):,} records; the dashboard handles at most {MAX_RECORDS:,}. "
-                 "Use the command line for larger files.")
-        st.stop()
     if len(df) < 2:
         st.error(f"{up.name} has {len(df)} record(s): microaggregation needs at least 2.")
         st.stop()

@@ -300,6 +300,15 @@ def _decimal(records: pd.DataFrame, delimiter: str) -> str:
     return "," if delimiter != "," and ambiguous else "."
 
 
+def _numbers(cells: pd.Series) -> pd.Series:
+    """Cells that all read as numbers, as numbers; a whole number of more digits than Python converts to an integer
+    (4300) is read as a float, beyond float64's range infinite like 1e400, which a release then refuses by name."""
+    try:
+        return pd.to_numeric(cells)
+    except ValueError:
+        return cells.astype("float64")
+
+
 def _column(values: pd.Series, name: str, decimal: str) -> tuple[pd.Series, str]:
     """The column as numbers if every non-missing cell is one (converting text forms), else as text."""
     cells = values.str.strip()
@@ -308,7 +317,7 @@ def _column(values: pd.Series, name: str, decimal: str) -> tuple[pd.Series, str]
     if present.empty:
         return pd.Series(float("nan"), index=values.index, dtype="float64"), ""
     if decimal == "." and present.str.fullmatch(_PLAIN).all():
-        return pd.to_numeric(cells.where(~missing)), ""
+        return _numbers(cells.where(~missing)), ""
     percent = present.str.endswith("%")
     body = present.str.removesuffix("%").str.strip()
     grouped = body.str.fullmatch(_number_pattern(decimal, True))
@@ -319,7 +328,7 @@ def _column(values: pd.Series, name: str, decimal: str) -> tuple[pd.Series, str]
     thousands = "." if decimal == "," else ","
     clean = body.where(~grouped, body.str.replace(thousands, "", regex=False))
     clean = clean.str.replace(decimal, ".", regex=False) if decimal == "," else clean
-    out = pd.to_numeric(clean.reindex(values.index))
+    out = _numbers(clean.reindex(values.index))
     what = [w for w, used in (("thousands separators", grouped.any()), ("percent signs (values kept in percent)",
                                                                         percent.any())) if used]
     note = f"column '{name}': numbers written with {' and '.join(what)} converted to numbers." if what else ""

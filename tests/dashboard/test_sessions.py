@@ -1,6 +1,7 @@
 """Sessions of one server kept apart: a class at once, each page with its own warnings, its own noise seed, its own
 uploaded data's results; what they share is computed once."""
 
+import re
 import threading
 import warnings
 
@@ -100,6 +101,22 @@ def test_an_empty_seed_box_draws_a_noise_seed_per_session_never_shared():
     assert seeds[0] != seeds[1], seeds
 
 
+def test_an_empty_shuffle_seed_is_drawn_per_session_never_shared():
+    """Two students on the same data at the same settings, the seed box empty: each gets a shuffle seed of their own
+    (who knew another's could put that release back in the input's order), kept across their own runs."""
+    seeds = []
+    for _ in range(2):
+        at = AppTest.from_file(APP, default_timeout=300)
+        at.session_state["tab"] = "Release"
+        at.run()
+        ok(at)
+        code = [c.value for c in at.code]
+        seeds.append(re.search(r"\bseed=(\d+)", code[0]).group(1))
+        at.run()
+        assert [c.value for c in at.code] == code  # the same release on every run of the session
+    assert seeds[0] != seeds[1], seeds
+
+
 def differing_outside_the_sample(n: int = 60_000) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two frames of ``n`` rows (more than Streamlit hashes whole) that differ in one row Streamlit's sample of
     10,000 rows (``random_state=0``) leaves out."""
@@ -126,10 +143,20 @@ def test_data_differing_only_where_streamlit_would_not_look_never_shares_a_resul
 
 def test_an_upload_is_read_once_for_its_bytes_and_found_only_by_them():
     first, second = b"x,y\n1,2\n3,4\n", b"x,y\n1,2\n3,5\n"
-    one = cache.upload(cache.upload_digest(first), "a.csv", "utf-8", first)
-    assert cache.upload(cache.upload_digest(first), "a.csv", "utf-8", first) is one
-    other = cache.upload(cache.upload_digest(second), "a.csv", "utf-8", second)
+    one = cache.upload(cache.upload_digest(first), "a.csv", "utf-8", 10, first)
+    assert cache.upload(cache.upload_digest(first), "a.csv", "utf-8", 10, first) is one
+    other = cache.upload(cache.upload_digest(second), "a.csv", "utf-8", 10, second)
     assert other is not one and other.data["y"].tolist() == [2, 5]
+
+
+def test_an_upload_of_too_many_records_is_refused_and_never_kept(monkeypatch):
+    read = []
+    monkeypatch.setattr(cache, "read_csv", lambda *a, **kw: read.append(1) or ma.read_csv(*a, **kw))
+    data = b"x,y\n" + b"".join(b"%d,%d\n" % (i, i % 7) for i in range(12))
+    for _ in range(2):  # read both times: the refused table was not kept
+        with pytest.raises(ma.MicroaggError, match="has 12 records; the dashboard handles at most 10"):
+            cache.upload(cache.upload_digest(data), "big.csv", "utf-8", 10, data)
+    assert len(read) == 2
 
 
 def test_students_at_the_same_release_compute_its_report_once(monkeypatch):

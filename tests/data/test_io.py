@@ -381,3 +381,12 @@ def test_no_writer_overwrites_without_force_nor_ever_the_input(spreadsheet, writ
     assert written == (target == "new" or (target == "existing" and force))
     if target == "existing":
         assert ((spreadsheet / "old.out").read_text() == "previous\n") != force
+
+
+def test_a_whole_number_too_long_for_python_is_read_as_infinite_not_a_crash():
+    """Python converts at most 4300 digits to an integer (a ValueError beyond): such a number reads as a float,
+    infinite like 1e400, and a release then refuses it naming its column and record."""
+    table = ma.read_csv(io.StringIO(f"Inc,Age\n1,{'9' * 4400}\n2,30\n3,31\n"))
+    assert np.isinf(table.data["Age"].iloc[0]) and table.data["Age"].iloc[1:].tolist() == [30.0, 31.0]
+    with pytest.raises(ma.MicroaggError, match="column 'Age' has 1 non-finite value.*in record 1"):
+        ma.microaggregate(table.data, 2)
