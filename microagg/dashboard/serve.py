@@ -11,7 +11,9 @@ forwards the public ``port`` to them. A browser's first request is given to the 
 response carries a cookie naming that process; the browser's later connections (its page, its websocket, its file
 uploads and downloads) bring the cookie back and reach the process that holds its session. Should a process stop,
 the balancer says so once and sends its browsers to the others (their pages start again); a request without a body
-that it refused or left unanswered as it stopped goes to another process. Every request of one
+that it refused or left unanswered as it stopped goes to another process. A stopped process is started again on its
+port (``keep``), so the class gets its capacity back without the lecturer; one that cannot start is tried again
+after a minute. Every request of one
 connection goes to one process: browsers open connections of their own, but behind another proxy that pools its
 connections, route by the cookie there instead. Arguments after ``--``
 go to every ``streamlit run`` (``-- --server.maxUploadSize 50``).
@@ -37,6 +39,8 @@ from ..base.errors import MicroaggError, Parser
 COOKIE = "microagg-server"
 HEAD_MAX = 65536  # bytes of a request's or response's head
 HEAD_WAIT = 30  # seconds a new connection may take to send its request's head
+CHECK = 2.0  # seconds between two looks at the processes (``keep``)
+RETRY = 60.0  # seconds before a process that could not start again is tried once more
 
 
 def fields(head: bytes):
@@ -221,10 +225,8 @@ def start(app: Path, ports: list[int], options: list[str]) -> list[subprocess.Po
                                 f"another --port.")
     procs: list[subprocess.Popen] = []
     try:
-        for p in ports:  # from the app's folder, which holds its .streamlit/config.toml; the banner (a private port)
-            procs.append(subprocess.Popen(  # unseen
-                [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(p), "--server.address",
-                 "127.0.0.1", "--server.headless", "true", *options], cwd=app.parent, stdout=subprocess.DEVNULL))
+        for p in ports:
+            procs.append(launch(app, p, options))
         for proc, port in zip(procs, ports):
             if not answering(port, proc):
                 if proc.poll() is not None:
@@ -235,6 +237,42 @@ def start(app: Path, ports: list[int], options: list[str]) -> list[subprocess.Po
         stop(procs)
         raise
     return procs
+
+
+def launch(app: Path, port: int, options: list[str]) -> subprocess.Popen:
+    """``streamlit run app`` on ``port`` of this machine, from the app's folder, which holds its
+    .streamlit/config.toml; its banner (a private port) unseen."""
+    return subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
+                             "--server.address", "127.0.0.1", "--server.headless", "true", *options], cwd=app.parent,
+                            stdout=subprocess.DEVNULL)
+
+
+async def keep(balancer: Balancer, app: Path, options: list[str]) -> None:
+    """Start again, on its port, every process of ``balancer`` found stopped (said once when found, and again when it
+    answers): its browsers meanwhile go to the others. One that stops at its start is tried again after
+    :data:`RETRY` seconds. Runs until cancelled; a process being started is stopped then."""
+    tried = dict.fromkeys(range(len(balancer.ports)), -RETRY)
+    while True:
+        await asyncio.sleep(CHECK)
+        for j, port in enumerate(balancer.ports):
+            if balancer.running(j) or time.monotonic() - tried[j] < RETRY:
+                continue
+            tried[j] = time.monotonic()
+            proc = launch(app, port, options)
+            try:
+                up = await asyncio.to_thread(answering, port, proc)
+            except BaseException:
+                stop([proc])
+                raise
+            if up:
+                balancer.procs[j] = proc
+                balancer.told.discard(j)
+                print(f"microagg dashboard: the process on port {port} was started again", file=sys.stderr,
+                      flush=True)
+            else:
+                stop([proc])
+                print(f"microagg dashboard: the process on port {port} could not start again; tried again in "
+                      f"{RETRY:.0f} s", file=sys.stderr, flush=True)
 
 
 def port_free(port: int) -> bool:
@@ -313,10 +351,14 @@ async def serve(args: argparse.Namespace, options: list[str]) -> None:
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     noun = "process" if args.processes == 1 else "processes"
     print(f"microagg dashboard: {args.processes} {noun} behind http://{args.address}:{args.port}", flush=True)
+    keeper = asyncio.create_task(keep(balancer, args.app, options))
     try:
         async with server:
             await server.serve_forever()
     finally:
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
         stop(balancer.procs)
 
 

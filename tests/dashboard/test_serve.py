@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import os
 import signal
@@ -148,6 +149,41 @@ gc.collect()
 """
 
 
+@pytest.mark.parametrize("starts", [True, False])
+def test_a_stopped_process_is_started_again_on_its_port(monkeypatch, capsys, starts):
+    """``keep`` starts a stopped process again on its port and hands it its browsers; one that cannot start is
+    stopped, said, and not tried again before ``RETRY``."""
+    launched, stopped = [], []
+
+    def launch(app, port, options):
+        launched.append(port)
+        return _Process()
+
+    monkeypatch.setattr(serve, "launch", launch)
+    monkeypatch.setattr(serve, "answering", lambda port, proc=None, seconds=150: starts)
+    monkeypatch.setattr(serve, "stop", lambda procs: stopped.extend(procs))
+    monkeypatch.setattr(serve, "CHECK", 0.01)
+    alive, dead = _Process(), _Process()
+    dead.returncode = -9
+    balancer = serve.Balancer([9001, 9002], [alive, dead])
+
+    async def run():
+        keeper = asyncio.create_task(serve.keep(balancer, Path("app.py"), []))
+        await asyncio.sleep(0.3)
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+
+    asyncio.run(run())
+    err = capsys.readouterr().err
+    assert launched == [9002] and balancer.procs[0] is alive  # once: started, or waiting for RETRY
+    if starts:
+        assert balancer.procs[1] is not dead and balancer.running(1) and not stopped
+        assert "port 9002 stopped" in err and "port 9002 was started again" in err
+    else:
+        assert balancer.procs[1] is dead and len(stopped) == 1 and "could not start again; tried again in 60 s" in err
+
+
 def test_a_connection_ended_with_the_event_loop_leaves_no_traceback():
     """A forwarded connection whose task is destroyed with the event loop, never cancelled (as a server stopping
     with a request in flight can leave it): its cleanup awaits nothing and needs no loop, so nothing is printed
@@ -251,6 +287,14 @@ def test_two_processes_behind_one_port_serve_whole_pages_and_keep_each_browser_o
             time.sleep(0.1)
         for _ in range(3):
             assert _moved(port)
+        # ... and is started again on its port, which then serves its browsers again
+        deadline = time.monotonic() + 180
+        while "was started again" not in log.read_text():
+            assert time.monotonic() < deadline and proc.poll() is None, log.read_text()
+            time.sleep(0.5)
+        assert not _moved(port)
+        children = [int(c) for c in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        assert len(children) == 2
     finally:  # the processes are the public port's own: stopping it stops them
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
