@@ -70,7 +70,7 @@ def say(message: str, category: type[Warning] = UserWarning) -> None:
 
 def _outside() -> int:
     """The ``stacklevel`` of ``warnings.warn`` called in :func:`say` that names the first frame outside the package."""
-    level, frame = 2, sys._getframe(2)  # (level 2: say's caller; frame: its caller)
+    level, frame = 2, sys._getframe(2)  # (level 2 and frame 2: say's caller; 0 is this function, 1 say)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         level, frame = level + 1, frame.f_back
     return level
