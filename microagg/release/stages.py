@@ -118,7 +118,6 @@ def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
     quasi-identifiers' codes (an ordinal order taken from the natural sort is a warning; a missing category refused,
     its own, unknown, or its record left out: ``missing_categories``, docs/methods.md §8.8) and the sampling
     weights (each finite and > 0)."""
-    _check_private_rows(spec, len(roles.masked))
     holes = int(df[[*roles.ordinal, *roles.nominal]].isna().to_numpy().sum())
     gaps = bool(df[roles.masked].isna().to_numpy().any())  # (before records with a missing category may leave)
     whole = len(df)
@@ -227,6 +226,7 @@ def aggregate(prep: Prepared, labels: np.ndarray, spec: ReleaseSpec) -> Masked:
     returns the released values themselves; the masked z-scores are then theirs, standardized with the
     original's mean and sd. An aggregation's report hook adds its rows."""
     agg, params, renormalize = spec.aggregator, dict(spec.aggregation_params), spec.renormalize
+    _check_private_rows(agg, labels)
     if prep.survey:
         return _aggregate_survey(prep, labels, agg, params, renormalize)
     hook = agg.caps.report
@@ -390,18 +390,19 @@ def _categories_missing(said: dict | None, released: dict) -> dict | None:
     return {**said, "released missing": int(sum(pd.isna(v).sum() for v in released.values()))}
 
 
-def _check_private_rows(spec: ReleaseSpec, d: int) -> None:
-    """A per-attribute partition (individual ranking) under an ε-DP aggregation covers each column's values, not
-    which value of one column shares a row with which of another: with ``d`` >= 2 masked columns that pairing is
-    published without noise and changes with one record, so the file would not be ε-DP (docs/methods.md §7.2)."""
-    part = spec.partitioner
-    if spec.aggregator.caps.privacy == DIFFERENTIAL_PRIVACY and part is not None and not part.record_level and d > 1:
-        raise MicroaggError(f"aggregation '{spec.aggregation}' after method '{part.name}' makes each masked column "
-                            f"ε-differentially private on its own, but not the rows: which noisy value of one column "
-                            f"shares a row with which of another is published without noise and changes with a "
-                            f"single record, so a file of {d} masked columns would not be ε-differentially private "
-                            "(docs/methods.md §7.2). Mask one column, or use method 'insensitive_mdav', whose groups "
-                            "are whole records; no release was made.")
+def _check_private_rows(agg: Method, labels: np.ndarray) -> None:
+    """Per-attribute labels (individual ranking's, or any given so) under an ε-DP aggregation cover each column's
+    values, not which value of one column shares a row with which of another: with two or more masked columns that
+    pairing is published without noise and changes with one record, so the file would not be ε-DP
+    (docs/methods.md §7.2). Decided here, on the labels every release path aggregates (the API, the command line,
+    the dashboard's cached stages, labels given)."""
+    if agg.caps.privacy == DIFFERENTIAL_PRIVACY and labels.ndim == 2 and labels.shape[1] > 1:
+        raise MicroaggError(f"aggregation '{agg.name}' on per-attribute groups (individual ranking) makes each masked "
+                            f"column ε-differentially private on its own, but not the rows: which noisy value of one "
+                            f"column shares a row with which of another is published without noise and changes with "
+                            f"a single record, so a file of {labels.shape[1]} masked columns would not be "
+                            "ε-differentially private (docs/methods.md §7.2). Mask one column, or use method "
+                            "'insensitive_mdav', whose groups are whole records; no release was made.")
 
 
 def _check_bounds_agree(spec: ReleaseSpec, d: int) -> None:

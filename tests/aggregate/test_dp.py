@@ -300,3 +300,11 @@ def test_a_value_outside_its_bounds_is_refused_naming_the_column_and_each_interf
                           noise_seed=0)
     assert "column 'height': 15 outside [1.5, 1.8]" in str(refused.value) and "pass clip=True" in str(refused.value)
     assert refused.value.shown.endswith("tick 'clip values to the bounds' to move them onto the bounds.")
+
+
+def test_per_attribute_labels_given_with_an_insensitive_method_named_are_refused_too():
+    df = pd.DataFrame(data(100, 1), columns=["a", "b"])
+    per_attribute = np.column_stack([np.argsort(np.argsort(df[c])) // 5 for c in df])
+    with pytest.raises(ma.MicroaggError, match="not the rows"):
+        ma.microaggregate(df, 5, method="insensitive_mdav", aggregation="laplace", labels=per_attribute,
+                          bounds=BOX, noise_seed=1)

@@ -44,3 +44,16 @@ def test_the_noise_seed_is_shown_only_in_the_commands_marked_private():
     assert "4321" not in report.to_string()
     assert all("noise_seed=4321" in c.value for c in at.code)
     assert any("noise's seed" in c.value and "keep them private" in c.value for c in at.caption)
+
+
+def test_individual_ranking_with_laplace_on_several_columns_is_refused_on_the_page_too():
+    """The page runs the release's stages from its caches, not through ``microaggregate``: the refusal of a
+    per-attribute partition under ε-DP on two or more columns (docs/methods.md §7.2) holds there as well."""
+    at = start()
+    at.session_state["method"] = ma.registry.get_method("partition", "individual_ranking").title
+    at.session_state["aggregation"] = LAPLACE
+    at.session_state["a-laplace-bounds"], at.session_state["a-laplace-noise_seed"] = ",".join(["0:1e6"] * 13), 4
+    at.session_state["tab"] = "Release"
+    at.run()
+    assert not at.exception and any("but not the rows" in e.value for e in at.error)
+    assert not at.get("download_button")
