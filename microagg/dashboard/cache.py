@@ -193,8 +193,17 @@ def specification(k: int, method: str, aggregation: str, mparams: Params, aparam
 
 
 def data_part(spec: ReleaseSpec) -> ReleaseSpec:
-    """What the roles and standardize stages read of ``spec``: every option and k, no partitioner or aggregation."""
-    return spec.resolved(method="mdav", method_params=Params(), aggregation="mean", aggregation_params=Params())
+    """What the roles and standardize stages read of ``spec``: every option and k, no partitioner or aggregation, no
+    shuffle seed (each session's own)."""
+    return spec.resolved(method="mdav", method_params=Params(), aggregation="mean", aggregation_params=Params(),
+                         seed=None)
+
+
+def unshuffled(spec: ReleaseSpec) -> ReleaseSpec:
+    """What the aggregate stage and the reports read of ``spec``: all of it but the shuffle's seed, which only orders
+    the published rows (each session draws its own: ``sidebar.session_seed``), so the sessions at the same settings
+    share the aggregation and its reports."""
+    return spec.resolved(seed=None)
 
 
 def partition_part(spec: ReleaseSpec) -> ReleaseSpec:
@@ -282,20 +291,39 @@ class Released:
         return self._job(eparams, SUMMARY)
 
 
-@st.cache_resource(show_spinner="Aggregating…", max_entries=64, hash_funcs={**EXACT, ReleaseSpec: ReleaseSpec.key})
-def release(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> Released:
-    """The aggregate and release stages of ``spec`` on its cached partition ``labels``, kept as one object for every
-    run that shows it (a change of α re-solves P3M and evaluates the headline metrics only; going back to an
-    earlier value is a cache hit). MicroaggError propagates."""
+@st.cache_resource(show_spinner="Aggregating…", max_entries=64,
+                   hash_funcs={**EXACT, ReleaseSpec: lambda spec: unshuffled(spec).key()})
+def aggregated(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> tuple[stages.Masked, tuple]:
+    """The aggregate stage of ``spec`` on its cached partition ``labels``, and the warnings said: shared by the
+    sessions at these settings, whatever their shuffles (a change of α re-solves P3M; going back to an earlier value
+    is a cache hit). Nothing modifies it. MicroaggError propagates."""
     prep, _ = prepared(df, spec)  # its warnings are the partition's
+    return caught(lambda: stages.aggregate(prep, labels, spec), own=True)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64,
+                   hash_funcs={**EXACT, ReleaseSpec: lambda spec: unshuffled(spec).key()})
+def reports(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> tuple[dict, threading.Lock]:
+    """The table of reports (and its lock) of the releases of ``spec`` on ``labels``, shared by the sessions at these
+    settings: a report reads no row order, so one computed for one shuffle serves every other."""
+    return {}, threading.Lock()
+
+
+@st.cache_resource(show_spinner=False, max_entries=64, hash_funcs={**EXACT, ReleaseSpec: ReleaseSpec.key})
+def release(df: pd.DataFrame, spec: ReleaseSpec, labels: np.ndarray) -> Released:
+    """The release stage of ``spec`` on the shared aggregation of its cached partition ``labels`` (the session's own
+    shuffle), kept as one object for every run that shows it, with the reports shared by the sessions at these
+    settings (:func:`reports`). MicroaggError propagates."""
+    prep, _ = prepared(df, spec)
+    masked, said = aggregated(df, spec, labels)
 
     def run():
-        rel = stages.release(prep, labels, stages.aggregate(prep, labels, spec), spec,
-                             {**spec.engine.info(spec.k), "refine": spec.refine})
+        rel = stages.release(prep, labels, masked, spec, {**spec.engine.info(spec.k), "refine": spec.refine})
         return rel, rel.in_input_order()
 
     (rel, in_order), notes = caught(run, own=True)
-    return Released(rel, in_order, notes)
+    table, lock = reports(df, spec, labels)
+    return Released(rel, in_order, tuple(dict.fromkeys(said + notes)), table, lock)
 
 
 @dataclass

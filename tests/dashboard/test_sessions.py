@@ -117,6 +117,36 @@ def test_an_empty_shuffle_seed_is_drawn_per_session_never_shared():
     assert seeds[0] != seeds[1], seeds
 
 
+def test_sessions_with_their_own_shuffles_share_the_stages_and_the_reports(monkeypatch):
+    """Two students at the same settings, each with a shuffle seed of their own: the data is standardized once, the
+    groups aggregated once and the report computed once for both (a report reads no row order); only the release
+    stage, which orders the rows, is each session's."""
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    calls = {"standardize": [], "aggregate": [], "report": []}
+
+    def counting(name, real):
+        def call(*a, **kw):
+            calls[name].append(kw.get("metrics"))
+            return real(*a, **kw)
+        return call
+
+    from microagg.release import stages
+    monkeypatch.setattr(stages, "standardize", counting("standardize", stages.standardize))
+    monkeypatch.setattr(stages, "aggregate", counting("aggregate", stages.aggregate))
+    monkeypatch.setattr(ma.Release, "report", counting("report", ma.Release.report))
+    sessions = []
+    for _ in range(2):
+        at = AppTest.from_file(APP, default_timeout=300)
+        at.session_state["tab"] = "Release"
+        at.run()
+        ok(at)
+        sessions.append(re.search(r"\bseed=(\d+)", at.code[0].value).group(1))
+    assert sessions[0] != sessions[1]
+    assert len(calls["standardize"]) == 1 and len(calls["aggregate"]) == 1, calls
+    assert len(calls["report"]) == len(set(calls["report"])), calls  # each report (headline, whole) once for both
+
+
 def differing_outside_the_sample(n: int = 60_000) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Two frames of ``n`` rows (more than Streamlit hashes whole) that differ in one row Streamlit's sample of
     10,000 rows (``random_state=0``) leaves out."""
