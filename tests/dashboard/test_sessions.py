@@ -83,43 +83,41 @@ def test_concurrent_releases_each_carry_their_own_warnings():
             assert not any(f"NOT {k}-anonymous" in text for k in ks if k != ks[i]), (ks[i], text)
 
 
-def test_an_empty_seed_box_draws_a_noise_seed_per_session_never_shared():
-    """Two students at the same settings, the noise seed box empty: each gets a seed of their own (who knew
-    another's could take the noise off that release), kept across their own runs."""
+def seeds_of_two_sessions(pattern: str, **state) -> list[str]:
+    """Two students opening the Release tab with ``state`` set: the seed each one's recipe shows (``pattern``'s
+    group), the same on every run of that session."""
     seeds = []
     for _ in range(2):
         at = AppTest.from_file(APP, default_timeout=300)
-        at.session_state["method"], at.session_state["aggregation"] = INSENSITIVE, LAPLACE
-        at.session_state["a-laplace-bounds"] = ",".join(["0:1e6"] * 13)
-        at.session_state["tab"] = "Release"
+        for name, value in {**state, "tab": "Release"}.items():
+            at.session_state[name] = value
         at.run()
         ok(at)
         code = [c.value for c in at.code]
-        seeds.append(code[0].split("noise_seed=")[1].split(",")[0].split(")")[0])
+        seeds.append(re.search(pattern, code[0]).group(1))
         at.run()
         assert [c.value for c in at.code] == code  # the same release on every run of the session
+    return seeds
+
+
+def test_an_empty_seed_box_draws_a_noise_seed_per_session_never_shared():
+    """Two students at the same settings, the noise seed box empty: each gets a seed of their own (who knew
+    another's could take the noise off that release), kept across their own runs."""
+    seeds = seeds_of_two_sessions(r"noise_seed=(\d+)", method=INSENSITIVE, aggregation=LAPLACE,
+                                  **{"a-laplace-bounds": ",".join(["0:1e6"] * 13)})
     assert seeds[0] != seeds[1], seeds
 
 
 def test_an_empty_shuffle_seed_is_drawn_per_session_never_shared():
     """Two students on the same data at the same settings, the seed box empty: each gets a shuffle seed of their own
     (who knew another's could put that release back in the input's order), kept across their own runs."""
-    seeds = []
-    for _ in range(2):
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.session_state["tab"] = "Release"
-        at.run()
-        ok(at)
-        code = [c.value for c in at.code]
-        seeds.append(re.search(r"\bseed=(\d+)", code[0]).group(1))
-        at.run()
-        assert [c.value for c in at.code] == code  # the same release on every run of the session
+    seeds = seeds_of_two_sessions(r"\bseed=(\d+)")
     assert seeds[0] != seeds[1], seeds
 
 
 def test_sessions_with_their_own_shuffles_share_the_stages_and_the_reports(monkeypatch):
     """Two students at the same settings, each with a shuffle seed of their own: the data is standardized once, the
-    groups aggregated once and the report computed once for both (a report reads no row order); only the release
+    groups aggregated once and each report computed once for both (a report reads no row order); only the release
     stage, which orders the rows, is each session's."""
     st.cache_resource.clear()
     st.cache_data.clear()
@@ -135,14 +133,8 @@ def test_sessions_with_their_own_shuffles_share_the_stages_and_the_reports(monke
     monkeypatch.setattr(stages, "standardize", counting("standardize", stages.standardize))
     monkeypatch.setattr(stages, "aggregate", counting("aggregate", stages.aggregate))
     monkeypatch.setattr(ma.Release, "report", counting("report", ma.Release.report))
-    sessions = []
-    for _ in range(2):
-        at = AppTest.from_file(APP, default_timeout=300)
-        at.session_state["tab"] = "Release"
-        at.run()
-        ok(at)
-        sessions.append(re.search(r"\bseed=(\d+)", at.code[0].value).group(1))
-    assert sessions[0] != sessions[1]
+    seeds = seeds_of_two_sessions(r"\bseed=(\d+)")
+    assert seeds[0] != seeds[1]
     assert len(calls["standardize"]) == 1 and len(calls["aggregate"]) == 1, calls
     assert len(calls["report"]) == len(set(calls["report"])), calls  # each report (headline, whole) once for both
 
