@@ -258,21 +258,34 @@ async def keep(balancer: Balancer, app: Path, options: list[str]) -> None:
             if balancer.running(j) or time.monotonic() - tried[j] < RETRY:
                 continue
             tried[j] = time.monotonic()
-            proc = launch(app, port, options)
             try:
-                up = await asyncio.to_thread(answering, port, proc)
-            except BaseException:
-                stop([proc])
-                raise
+                up, proc = await _restart(app, port, options)
+            except Exception as exc:  # (the machine may refuse a process: the others serve on, tried again later)
+                up, proc = False, None
+                print(f"microagg dashboard: the process on port {port} could not be started: {exc}",
+                      file=sys.stderr, flush=True)
             if up:
                 balancer.procs[j] = proc
                 balancer.told.discard(j)
                 print(f"microagg dashboard: the process on port {port} was started again", file=sys.stderr,
                       flush=True)
             else:
-                stop([proc])
                 print(f"microagg dashboard: the process on port {port} could not start again; tried again in "
                       f"{RETRY:.0f} s", file=sys.stderr, flush=True)
+
+
+async def _restart(app: Path, port: int, options: list[str]) -> tuple[bool, subprocess.Popen]:
+    """A process started on ``port`` and whether it answers; one that does not is stopped (in a thread: its wait
+    never holds the balancer's loop), as is one being started when the keeper is cancelled."""
+    proc = launch(app, port, options)
+    try:
+        up = await asyncio.to_thread(answering, port, proc)
+    except BaseException:
+        await asyncio.shield(asyncio.to_thread(stop, [proc]))
+        raise
+    if not up:
+        await asyncio.to_thread(stop, [proc])
+    return up, proc
 
 
 def port_free(port: int) -> bool:
@@ -357,7 +370,7 @@ async def serve(args: argparse.Namespace, options: list[str]) -> None:
             await server.serve_forever()
     finally:
         keeper.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(BaseException):  # (whatever ended it, the processes are stopped below)
             await keeper
         stop(balancer.procs)
 

@@ -149,6 +149,32 @@ gc.collect()
 """
 
 
+def test_a_process_the_machine_refuses_is_said_and_the_keeper_goes_on(monkeypatch, capsys):
+    """A restart the machine refuses (no memory, too many processes) is said; the keeper keeps looking, and the
+    public port's shutdown still stops the processes."""
+    def launch(app, port, options):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(serve, "launch", launch)
+    monkeypatch.setattr(serve, "CHECK", 0.01)
+    monkeypatch.setattr(serve, "RETRY", 0.05)
+    dead = _Process()
+    dead.returncode = -9
+    balancer = serve.Balancer([9003], [dead])
+
+    async def run():
+        keeper = asyncio.create_task(serve.keep(balancer, Path("app.py"), []))
+        await asyncio.sleep(0.3)
+        assert not keeper.done()
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+
+    asyncio.run(run())
+    err = capsys.readouterr().err
+    assert err.count("port 9003 could not be started: [Errno 11]") >= 2 and "Traceback" not in err
+
+
 @pytest.mark.parametrize("starts", [True, False])
 def test_a_stopped_process_is_started_again_on_its_port(monkeypatch, capsys, starts):
     """``keep`` starts a stopped process again on its port and hands it its browsers; one that cannot start is
