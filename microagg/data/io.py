@@ -291,7 +291,8 @@ def _number_pattern(decimal: str, grouped: bool) -> str:
 def _decimal(records: pd.DataFrame, delimiter: str) -> str:
     """',' if more cells are unambiguous decimal-comma numbers (1,5 or 1.234,5) than decimal-point ones
     (1.5 or 1,234.5), or on a tie with some of them in a semicolon- or tab-separated file; else '.'."""
-    cells = pd.Series(records.to_numpy().ravel()).str.strip().str.rstrip("%")
+    cells = pd.Series(records.to_numpy().ravel()).astype(str).str.strip().str.rstrip("%")  # (a whole number beyond
+    # 64 bits comes from the parser as a Python int in a column of objects)
     comma = cells.str.fullmatch(r"[+-]?(?:\d+,(?:\d{1,2}|\d{4,})|0,\d+|\d{1,3}(?:\.\d{3})+,\d+)").sum()
     point = cells.str.fullmatch(r"[+-]?(?:\d+\.(?:\d{1,2}|\d{4,})|0\.\d+|\d{1,3}(?:,\d{3})+\.\d+)").sum()
     if comma != point:
@@ -301,12 +302,15 @@ def _decimal(records: pd.DataFrame, delimiter: str) -> str:
 
 
 def _numbers(cells: pd.Series) -> pd.Series:
-    """Cells that all read as numbers, as numbers; a whole number of more digits than Python converts to an integer
-    (4300) is read as a float, beyond float64's range infinite like 1e400, which a release then refuses by name."""
+    """Cells that all read as numbers, as numbers; whole numbers beyond 64 bits (which pandas keeps as Python ints,
+    or refuses beyond the 4300 digits Python converts) are read as floats, beyond float64's range infinite like
+    1e400, which a release then refuses by name."""
     try:
-        return pd.to_numeric(cells)
+        out = pd.to_numeric(cells)
     except ValueError:
-        return cells.astype("float64")
+        out = None
+    return cells.astype("float64") if out is None or out.dtype == object else out  # (from the text: never an int
+    # too large to convert)
 
 
 def _column(values: pd.Series, name: str, decimal: str) -> tuple[pd.Series, str]:
