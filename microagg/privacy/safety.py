@@ -22,17 +22,26 @@ from ..base.errors import MicroaggError
 # id, ID, Id, user_id, user-id, user id, userId, UserID, id_number, key, ssn, uuid, guid; caseid, seqn, serial(no),
 # recno, respid; patient_number, account_num, case_nr, phone_no (a number of a person, a case, an account: not
 # rooms_number); "Unnamed: 0", "index", "level_0" (a CSV's saved row labels, a reset index, as pandas names them);
-# identity numbers and contacts of other languages and registers (dni, nif, cpf, curp, personnummer, identificador,
-# mrn, nhs number, iban, email, phone, telefono, passport), and idx, rowid, hhid, respondent
-_ID_NAME = re.compile(r"^(id|key|ssn|uuid|guid|caseid|seqn|serial|serialno|recno|respid|index|level_0|idx|rowid|hhid|"
-                      r"dni|nif|nie|cpf|curp|rut|personnummer|identificador|identifier|mrn|iban|passport|"
-                      r"phone|telephone|tel[eé]fono|mobile|respondent)$|"
-                      r"(^|[_\s.-])(e[_\s.-]?mail|email)([_\s.-]|$)|^nhs[_\s.-]?(number|num|nr|no)$|^id[_\s.-]|"
+# identity numbers of other languages and registers (dni, nif, cpf, curp, cedula, nss, personnummer, identificador,
+# mrn, nhs number, iban), survey files' record and household numbers (idx, rowid, hhid, idhogar, idpersona, personid,
+# persnr, hhnr, lfd_nr, folio, noindiv, respondent); "level_0" (a reset index)
+_ID_NAME = re.compile(r"^(id|key|ssn|uuid|guid|caseid|seqn|serial|serialno|recno|respid|level_0|idx|rowid|hhid|"
+                      r"dni|nif|nie|cpf|curp|rut|cedula|nss|personnummer|identificador|identifier|ident|mrn|iban|"
+                      r"respondent|persnr|hhnr|lfd[_\s.-]?nr|folio|noindiv|"
+                      r"id(persona|hogar|vivienda|individuo|indiv|pers|hh|household)|"
+                      r"(person|tax|house|household|hh|family|respondent|patient|client|customer|member|user|case|"
+                      r"record|child)id)$|^nhs[_\s.-]?(number|num|nr|no)$|^id[_\s.-]|"
                       r"[_\s.-](id|key|ssn)$|^unnamed:\s*\d+$|(^|[_\s.-])(patient|case|account|record|serial|"
                       r"phone|customer|client|member|respondent|person|policy|claim|passport|licen[cs]e|employee|"
                       r"student|social[_\s.-]?security)[_\s.-]?(number|num|nr|no)$", re.IGNORECASE)
 _CAMEL_ID = re.compile(r"[a-z](Id|ID)$|^(Id|ID)[A-Z][a-z]")  # case-sensitive: userId, UserID, IdPersona, but not
 # paid, valid, Idaho or IDENTITY
+# names that mark an identifier only when the values are distinct too: a contact (a phone number, an email, a
+# passport's number) is one, a survey's indicator of owning a phone or a passport (0/1) or a count of emails is not
+# (a saved row label, "index", is caught by its values: record numbers)
+_CONTACT_NAME = re.compile(r"^(phone|telephone|tel[eé]fono|mobile|passport)$|"
+                           r"(^|[_\s.-])(e[_\s.-]?mail|email)([_\s.-]|$)", re.IGNORECASE)
+DISTINCT = 0.9  # share of a column's observed values that must differ for a contact name to mark an identifier
 # a word of a column name that names a sampling weight: weight(s) alone or after a survey prefix (pweight,
 # final_weight, dweight), any word ending in wgt or wght (finalwgt, afnlwgt, pspwght), wt as a whole word or
 # after a survey prefix (perwt, hhwt), pw and the pw... forms of survey files (pwgtp, pwt, pweight)
@@ -132,10 +141,19 @@ def identifiers(df: pd.DataFrame) -> dict[str, str]:
     for j, c in enumerate(names):
         s = df.iloc[:, j]
         why = "declared by the data set" if c in declared else None if c in known else \
-            "its name marks an identifier" if _name_says_id(c) else _codes(s) or _record_numbers(s)
+            "its name marks an identifier" if _name_says_id(c) else \
+            "its name marks a contact and its values are distinct" if _contact(c, s) else \
+            _codes(s) or _record_numbers(s)
         if why:
             out[c] = why
     return out
+
+
+def _contact(name: str, s: pd.Series) -> bool:
+    """Whether ``name`` names a contact (:data:`_CONTACT_NAME`) and the observed values nearly all differ
+    (:data:`DISTINCT`)."""
+    seen = s.dropna()
+    return bool(_CONTACT_NAME.search(name)) and len(seen) >= MIN_RECORDS and seen.nunique() >= DISTINCT * len(seen)
 
 
 def _declared(df: pd.DataFrame, role: str) -> tuple[set, set]:

@@ -25,9 +25,9 @@ from microagg.privacy.safety import (
 @pytest.mark.parametrize("name", ["id", "ID", "Id", "user_id", "user id", "USER_ID", "userId", "UserID", "id_number",
                                   "key", "SSN", "uuid", "caseid", "SEQN", "serial", "patient_number", "account_num",
                                   "case_nr", "phone_no", "PhoneNumber", "social_security_number", "Unnamed: 0",
-                                  "IdPersona", "dni", "NIF", "email", "e_mail", "email_address", "phone", "telefono",
-                                  "passport", "rowid", "idx", "index", "level_0", "hhid", "mrn", "iban", "nhs_number",
-                                  "personnummer", "identificador", "respondent"])
+                                  "IdPersona", "dni", "NIF", "rowid", "idx", "level_0", "hhid", "mrn", "iban",
+                                  "nhs_number", "personnummer", "identificador", "respondent", "idpersona", "IDHOGAR",
+                                  "personid", "taxid", "persnr", "lfd_nr", "folio", "noindiv", "cedula"])
 def test_a_name_marks_an_identifier(name):
     df = pd.DataFrame({name: [1.0, 1.0, 2.0], "x": [0.5, 0.25, 0.5]})
     assert identifiers(df) == {name: "its name marks an identifier"}
@@ -37,9 +37,20 @@ def test_a_name_marks_an_identifier(name):
                                   "number_of_children", "serial_correlation", "numeracy", "rooms_number",
                                   "children_num", "wave_nr", "visit_number", "nr_children", "casino", "price_index",
                                   "indexed", "emailed", "Idaho", "IDENTITY", "respondent_age", "mobile_phone_use",
-                                  "nifty", "telescope"])
+                                  "nifty", "telescope", "Idade", "idioma", "ideology", "index", "phone", "email"])
 def test_names_that_merely_contain_id_are_not_identifiers(name):
     assert identifiers(pd.DataFrame({name: [1.0, 1.0, 2.0]})) == {}
+
+
+@pytest.mark.parametrize("name", ["phone", "Telefono", "mobile", "passport", "email", "e_mail", "email_address"])
+def test_a_contact_name_marks_an_identifier_only_on_distinct_values(name):
+    """A phone number or an email is an identifier; a survey's indicator of owning a phone or a passport is not."""
+    rng = np.random.default_rng(0)
+    numbers = pd.DataFrame({name: rng.choice(np.arange(10 ** 8, 10 ** 9), 200, replace=False),
+                            "x": rng.normal(size=200)})
+    owns = pd.DataFrame({name: rng.integers(0, 2, 200), "x": rng.normal(size=200)})
+    assert identifiers(numbers) == {name: "its name marks a contact and its values are distinct"}
+    assert identifiers(owns) == {}
 
 
 def test_record_numbers_are_identifiers_but_distinct_measurements_are_not():
@@ -118,14 +129,14 @@ def test_a_data_set_declares_its_identifiers_and_the_rules_judge_the_columns_it_
     eia = ma.load_dataset("eia")
     assert identifiers(eia) == {"UTILITYID": "declared by the data set"}
     added = eia.assign(ssn=np.random.default_rng(0).permutation(len(eia)) + 10 ** 8,  # keeps eia's attrs
-                       folio=np.random.default_rng(1).permutation(len(eia)) + 70_001, wgt=2.5)
+                       ref=np.random.default_rng(1).permutation(len(eia)) + 70_001, wgt=2.5)
     assert added.attrs == eia.attrs
     found = identifiers(added)
-    assert set(found) == {"UTILITYID", "ssn", "folio"} and found["ssn"] == "its name marks an identifier"
-    assert "record numbers" in found["folio"]
+    assert set(found) == {"UTILITYID", "ssn", "ref"} and found["ssn"] == "its name marks an identifier"
+    assert "record numbers" in found["ref"]
     assert sampling_weight_columns(added) == ["wgt"]
     released = ma.microaggregate(added, 3, aggregation="median", seed=0).protected
-    assert not {"UTILITYID", "ssn", "folio", "wgt"} & set(released.columns)
+    assert not {"UTILITYID", "ssn", "ref", "wgt"} & set(released.columns)
     assert identifiers(ma.load_dataset("eia", raw=True)) == {"UTILITYID": "declared by the data set",
                                                              "UTILNAME": "declared by the data set"}
     assert identifiers(ma.load_dataset("abidi_salary")) == {}  # its record numbers are the index
