@@ -100,16 +100,18 @@ def plain(value) -> str:
 
 def check_finite(X: np.ndarray, names: Sequence[str] | None = None, index=None, what: str = "column") -> None:
     """Raise a ``MicroaggError`` naming every column holding NaN or infinity, and where the first of each is: its
-    record, counted from 1 (a file's data line), and its ``index`` label (default: its position from 0)."""
+    ``index`` label, and its record counted from 1 (a file's data line) where the rows are all the input's, in order
+    (no ``index``, or the default 0, 1, ..., n-1)."""
     bad = ~np.isfinite(X)
     if not bad.any():
         return
+    whole = index is None or isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1
     said = []
     for j in np.flatnonzero(bad.any(axis=0)):
         rows = np.flatnonzero(bad[:, j])
         name = names[j] if names is not None else j
         label = index[rows[0]] if index is not None else rows[0]
+        at = f"in record {rows[0] + 1} (index {plain(label)})" if whole else f"at index {plain(label)}"
         kind = "missing (NaN)" if np.isnan(X[rows[0], j]) else "infinite"
-        said.append(f"{what} '{name}' has {len(rows)} non-finite value(s); the first, in record {rows[0] + 1} "
-                    f"(index {plain(label)}), is {kind}")
+        said.append(f"{what} '{name}' has {len(rows)} non-finite value(s); the first, {at}, is {kind}")
     raise MicroaggError("; ".join(said) + ". Remove or impute them before microaggregating.")

@@ -23,6 +23,7 @@ The price is information loss: no group crosses a block boundary (measured in
 
 from __future__ import annotations
 
+import contextvars
 import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -166,8 +167,9 @@ def partition_blocks(Z: np.ndarray, k: int, part, params: dict, ids: np.ndarray,
             if numba is not None:
                 numba.set_num_threads(before)
     else:
+        caller = contextvars.copy_context()  # (the caller's names of the columns, for the blocks' messages)
         with ThreadPoolExecutor(min(n_jobs, len(rows)), initializer=one) as pool:
-            local = list(pool.map(run, rows))
+            local = list(pool.map(lambda r: caller.copy().run(run, r), rows))
     again(dict.fromkeys(note for _, notes in local for note in notes), 3)  # to the caller's collector, if any
     local = [lab for lab, _ in local]
     labels = np.empty((len(Z),) + local[0].shape[1:], dtype=np.int64)

@@ -248,8 +248,8 @@ def microaggregate_dask(data, k: int, method: str = "mdav", aggregation: str = "
     rows inside every file written (``shuffle``, default; README "Publishing a release safely"; without
     ``seed`` the shuffle's seed is fresh, recorded in ``params["shuffle_seed"]``). ``identifiers`` are those
     of ``microaggregate`` (detected on the names and the values: of the data in memory, else of the first CSV file
-    or the first partition of Parquet files or a dask DataFrame, so that a single file gets the memory engine's
-    decisions); no index is written.
+    or the first partition of Parquet files or a dask DataFrame, so that an input of one file or partition gets the
+    memory engine's decisions; a larger one's values rules see its first part only); no index is written.
     ``strata`` make every stratum one block (it must hold between k and B records) and every key column must
     be a stratum; ``keys`` then enter the k-anonymity check of every partition written.
     Methods, aggregations, their parameters and the column roles are those of ``microaggregate``; the
@@ -274,7 +274,7 @@ def release_dask(data, spec: ReleaseSpec) -> DaskRelease:
     out, scheduler, progress, force, encoding = engine.out, engine.scheduler, engine.progress, engine.force, \
         engine.encoding
     identifiers = spec.identifiers
-    ddf, meta, files, known = _read(data, encoding)
+    ddf, meta, files, known = _read(data, encoding, judge=identifiers is None)
     roles = column_roles(known, spec.columns, spec.keep, spec.confidential or None, spec.identifiers, spec.keys,
                          spec.strata)
     masked, conf, keep, names = roles.masked, roles.confidential, roles.kept, roles.names
@@ -367,12 +367,14 @@ def release_dask(data, spec: ReleaseSpec) -> DaskRelease:
 # ----------------------------------------------------------------------------- input
 
 
-def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None, pd.DataFrame]:
+def _read(data, encoding: str | None = None, judge: bool = True) -> tuple[dd.DataFrame, pd.DataFrame, tuple | None,
+                                                                          pd.DataFrame]:
     """(dask DataFrame, empty frame with its dtypes, (fs, paths, format) for file input else None, the records
-    whose values decide the identifiers: the data in memory, else the first CSV file or the first partition of
-    Parquet files or a dask DataFrame). CSV files are read whole, one partition each, by
-    ``microagg.data.io.read_csv``; the first is read here for the dtypes and the identifiers, so that a single
-    file gets the memory engine's decisions."""
+    whose values decide the identifiers: the data in memory, else the first CSV file or, with ``judge`` (no
+    identifiers given), the first partition of Parquet files or a dask DataFrame). CSV files are read whole, one
+    partition each, by ``microagg.data.io.read_csv``; the first is read here for the dtypes and the identifiers, so
+    that an input of one file or partition gets the memory engine's decisions (the values rules of a larger one see
+    its first part only: name its identifiers, or give them)."""
     known = None
     if isinstance(data, dd.DataFrame):
         ddf, files = data.rename(columns=str), None
@@ -397,7 +399,7 @@ def _read(data, encoding: str | None = None) -> tuple[dd.DataFrame, pd.DataFrame
                             f"pandas DataFrame; got {type(data).__name__}.")
     meta = pd.DataFrame({str(c): pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
     if known is None:  # (Parquet or a dask DataFrame: the first partition's values, as a CSV's first file's)
-        known = ddf.get_partition(0).compute().rename(columns=str) if ddf.npartitions else meta
+        known = ddf.get_partition(0).compute().rename(columns=str) if judge and ddf.npartitions else meta
     return ddf, meta, files, known
 
 

@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 from microagg.base.checks import as_matrix, check_finite, check_int, check_k, check_size, columns, percent, plain
@@ -60,9 +61,10 @@ def test_messages_write_row_labels_and_values_as_python_writes_them():
     assert plain(np.int64(7)) == "7" and plain(np.float64(0.0)) == "0.0" and plain("r7") == "'r7'"
     X = np.arange(20.0).reshape(10, 2)
     X[2, 0] = np.inf
-    with pytest.raises(MicroaggError, match=r"column 'a' has 1 non-finite value\(s\); the first, in record 3 \(index "
-                                            r"14\), is inf"):
-        check_finite(X, ["a", "b"], index=np.arange(10) * 7)
+    with pytest.raises(MicroaggError, match=r"column 'a' has 1 non-finite value\(s\); the first, at index 14, is inf"):
+        check_finite(X, ["a", "b"], index=np.arange(10) * 7)  # (rows left out or reordered: the label only)
+    with pytest.raises(MicroaggError, match=r"the first, in record 3 \(index 2\), is inf"):
+        check_finite(X, ["a", "b"], index=pd.RangeIndex(10))  # (every row of the input, in order: its record too)
 
 
 def test_every_column_with_non_finite_values_is_named_at_once():

@@ -2,6 +2,7 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -252,3 +253,13 @@ def test_what_a_block_says_in_a_worker_thread_reaches_the_callers_collector():
                                     confidential=[2], c=1, cs=2)
     assert_groups_inside_blocks(labels, blocks, 5)
     assert [n for n in notes if n.startswith("HM-pfsom:")] and not terminal
+
+
+def test_a_blocks_refusal_names_the_column_as_the_memory_engines_does():
+    """The names of the masked columns reach the blocks' threads (their messages say "column 'age'", not its
+    position)."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"income": rng.uniform(0, 10, 3000), "age": rng.uniform(5, 9, 3000)})
+    for engine in (ma.engines.Memory(), ma.engines.Blocks(1000, n_jobs=2)):
+        with pytest.raises(ma.MicroaggError, match="column 'age' has"):
+            ma.microaggregate(df, 5, method="insensitive_mdav", bounds=[(0, 10), (5, 1)], engine=engine)
