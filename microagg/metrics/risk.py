@@ -196,7 +196,12 @@ def exact_cells(X, Xp) -> tuple[float, float]:
     """Exact disclosure, in %: the share of masked cells published equal to their original value, and the share
     of records with at least one such cell (docs/metrics.md). ``X``, ``Xp``: original and released values in the
     original units, as published."""
-    X, Xp = pair(X, Xp)
+    return exact_shares(*pair(X, Xp))
+
+
+def exact_shares(X: np.ndarray, Xp: np.ndarray) -> tuple[float, float]:
+    """:func:`exact_cells` of two float arrays of one shape, unchecked: a missing cell (NaN) equals nothing, so a
+    release with missing cells counts its observed cells published exactly."""
     exact = X == Xp
     return float(100.0 * exact.mean()), float(100.0 * exact.any(axis=1).mean())
 

@@ -20,6 +20,7 @@ from ..base.rows import LOWER
 from ..partition.geometry import partial_distances
 from ._arrays import correlation
 from .registry import Metric, register
+from .risk import exact_shares
 
 _WEIGHTED, _MISSING = "docs/metrics.md §4.26", "docs/metrics.md §4.27"
 _NEEDS = ("z-scores", "sampling weights")
@@ -121,9 +122,9 @@ def missing_rows(Z: np.ndarray, Zp: np.ndarray, w=None, X=None, Xp=None) -> list
     rows = [("IL (observed cells)", weighted_il(Z, Zp), "%", LOWER, src),
             ("DLD (partial distances)", partial_dld(Z, Zp), "%", LOWER, src)]
     if X is not None:
-        exact = np.asarray(X, dtype=np.float64) == np.asarray(Xp, dtype=np.float64)  # (NaN equals nothing)
-        rows += [("exact cells", float(100.0 * exact.mean()), "%", LOWER, "docs/metrics.md §4.14"),
-                 ("exact records", float(100.0 * exact.any(axis=1).mean()), "%", LOWER, "docs/metrics.md §4.14")]
+        cells, records = exact_shares(np.asarray(X, dtype=np.float64), np.asarray(Xp, dtype=np.float64))
+        rows += [("exact cells", cells, "%", LOWER, "docs/metrics.md §4.14"),
+                 ("exact records", records, "%", LOWER, "docs/metrics.md §4.14")]
     if w is not None:
         rows.append(("IL (weighted)", weighted_il(Z, Zp, w), "%", LOWER, _WEIGHTED))
         rows += [(name, value[0] if isinstance(value, tuple) else value, "z units" if "mean" in name else

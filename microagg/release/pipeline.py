@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from ..base.errors import MicroaggError
-from ..base.names import naming
 from ..base.said import say
 from ..data.io import read_csv
 from ..data.preprocess import as_frame
@@ -127,13 +126,12 @@ def release(data, spec: ReleaseSpec, labels=None) -> Release | DaskRelease:
                                 f"{exc} A Series is one column: give it a name (s.rename('income')) and pass "
                                 "columns=['income'] to mask it, or pass a DataFrame.") from None
         raise
-    with naming(roles.masked):  # (a kernel's refusal names the column, not its position)
-        prep = stages.standardize(df, roles, spec)
-        if labels is None:
-            labels, engine_info = stages.partition(prep, spec)
-        else:
-            engine_info = {**spec.engine.info(spec.k), "refine": "none"}
-            labels = stages.check_partition(np.asarray(labels), prep, spec.method)
-        masked = stages.aggregate(prep, labels, spec)
+    prep = stages.standardize(df, roles, spec)
+    if labels is None:
+        labels, engine_info = stages.partition(prep, spec)
+    else:
+        engine_info = {**spec.engine.info(spec.k), "refine": "none"}
+        labels = stages.check_partition(np.asarray(labels), prep, spec.method)
+    masked = stages.aggregate(prep, labels, spec)
     return stages.release(prep, labels, masked, spec, engine_info,
                           inputs=(df.attrs["source"],) if "source" in df.attrs else ())

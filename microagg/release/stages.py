@@ -19,6 +19,7 @@ than k, released rows that are not k-anonymous); none validates its arguments ag
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ from ..aggregate.categorical import nominal_mode, ordinal_median
 from ..aggregate.survey import weighted_group_values
 from ..base.errors import MicroaggError
 from ..base.labels import check_labels
+from ..base.names import naming
 from ..base.registry import DIFFERENTIAL_PRIVACY, Method
 from ..base.said import say
 from ..data.categories import NOMINAL, ORDINAL, Categories, drop_rows, encode
@@ -111,6 +113,19 @@ class Masked:
     survey: dict | None = None  # with weights or missing cells: what the release records about them
 
 
+def _naming_masked(roles_of_call):
+    """The stage with the masked columns (``roles_of_call(*its arguments)``) named while it runs, so that a kernel's
+    refusal says "column 'income'", not its position (``base.names``), whoever runs the stage."""
+    def wrap(stage):
+        @functools.wraps(stage)
+        def named(*args, **kwargs):
+            with naming(roles_of_call(*args, **kwargs).masked):
+                return stage(*args, **kwargs)
+        return named
+    return wrap
+
+
+@_naming_masked(lambda df, roles, spec: roles)
 def standardize(df: pd.DataFrame, roles: Roles, spec: ReleaseSpec) -> Prepared:
     """The masked columns as a matrix of at least k rows, finite or, unless ``missing="refuse"``, missing (NaN),
     standardized (a column too large for float64 arithmetic refused), the strata (each of at least k records; with
@@ -154,6 +169,7 @@ def _stratum_scores(X: np.ndarray, stratum: np.ndarray) -> np.ndarray:
     return Zs
 
 
+@_naming_masked(lambda prep, spec: prep.roles)
 def partition(prep: Prepared, spec: ReleaseSpec) -> tuple[np.ndarray, dict]:
     """Labels of the specification's partitioner on the masked z-scores (each stratum's own with
     ``strata_scaling="stratum"``), computed by its engine and refined by its ``refine`` ("igd": docs/methods.md
@@ -218,6 +234,7 @@ def check_partition(labels: np.ndarray, prep: Prepared, method: str) -> np.ndarr
     return lab
 
 
+@_naming_masked(lambda prep, labels, spec: prep.roles)
 def aggregate(prep: Prepared, labels: np.ndarray, spec: ReleaseSpec) -> Masked:
     """The specification's aggregation of every group of ``labels`` (checked: :func:`check_partition`): masked
     z-scores, renormalized to unit variance with ``renormalize`` (Mortazavi & Jalili 2017, Eq. 5), and the
