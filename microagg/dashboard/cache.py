@@ -34,6 +34,7 @@ from ..figures import plots
 from ..lab.explore import satisfaction_over_alpha
 from ..partition import warmup
 from ..partition.mdav import mdav_steps
+from ..privacy.safety import identifiers
 from ..release import stages
 from ..release.release import Release
 from ..release.spec import OPTION, Params, ReleaseSpec
@@ -149,6 +150,13 @@ def wait_for_mdav(n: int) -> None:
 def datasets() -> pd.DataFrame:
     """The data sets and generators by name (``ma.list_datasets`` reads every bundled file: 45 ms a run)."""
     return list_datasets().set_index("name")
+
+
+@st.cache_data(show_spinner=False, max_entries=16, hash_funcs=EXACT)
+def withheld(df: pd.DataFrame) -> dict[str, str]:
+    """``privacy.safety.identifiers`` of the page's data, judged once per data set (its values rules read every
+    column), for the sidebar's choices and the page's messages."""
+    return identifiers(df)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -11,9 +11,8 @@ import streamlit as st
 from ..base.advice import scale_hint
 from ..base.errors import MicroaggError
 from ..figures import tables
-from ..privacy.safety import identifiers
 from ..release.stages import EXACT_VALUES, KEPT_BREAKS, KEYS_BREAK, NOT_WHOLE_RECORDS
-from .cache import Result, blas_threads, overall, partition, read_doc, release, wait_for_mdav
+from .cache import Result, blas_threads, overall, partition, read_doc, release, wait_for_mdav, withheld
 from .sidebar import Setup, sidebar
 from .tabs.aggregation import tab_aggregation
 from .tabs.partition import tab_partition
@@ -109,7 +108,7 @@ def main() -> None:
     s = sidebar()
     problem, r = None, None
     if not s.columns:
-        ids = identifiers(s.df)
+        ids = withheld(s.df)
         problem = "Select at least one numeric column to mask ('Columns to mask')." + (
             " None is selected by default here: " + "; ".join(f"{c} is left out as an identifier ({why})"
                                                              for c, why in ids.items()) + "." if ids else "")

@@ -20,11 +20,11 @@ from ..data.io import read_csv
 from ..metrics import registry as metric_registry
 from ..metrics.risk import RULE_TITLES, RULES
 from ..partition.igd import REFINEMENTS, check_refine
-from ..privacy.safety import identifiers, permutation, sampling_weight_columns
+from ..privacy.safety import permutation, sampling_weight_columns
 from ..privacy.wishes import NAMES as WISHES
 from ..release import spec as release_spec
 from ..release.spec import AGGREGATION, PARTITION, ROLES, SURVEY, Option, Params, ReleaseSpec
-from .cache import datasets, frame_digest, load, specification, upload, upload_digest
+from .cache import datasets, frame_digest, load, specification, upload, upload_digest, withheld
 from .state import choose, choose_many, last, remember
 from .widgets import k_widgets, parameter_widgets, widget
 
@@ -216,7 +216,7 @@ def columns_section(df: pd.DataFrame, data_expr: str):
     if not numeric:
         st.error("This data has no numeric column: microaggregation needs numbers.")
         st.stop()
-    ids = identifiers(df)
+    ids = withheld(df)
     weights = sampling_weight_columns(df)  # named like a sampling weight: proposed, never masked by default
     weight = choose(st.selectbox, "Sampling weights", [None, *numeric], f"weight:{data_expr}",
                     weights[0] if weights else None,
@@ -433,7 +433,7 @@ def sidebar() -> Setup:
         st.header("Data")
         df, data_expr, data_args, text_dropped_note = data_section()
         columns, keep, keys, strata, cats, weight, missing, missing_categories = columns_section(df, data_expr)
-        text_dropped_note({*keep, *keys, *(c for c, _, _ in cats), *identifiers(df)})  # (withheld: said below)
+        text_dropped_note({*keep, *keys, *(c for c, _, _ in cats), *withheld(df)})  # (withheld: said below)
         given = {"columns": columns, "keep": keep, "keys": keys, "strata": strata, "sampling_weights": weight,
                  "ordinal": [c for c, kind, _ in cats if kind == "ordinal"],
                  "nominal": [c for c, kind, _ in cats if kind == "nominal"], "missing": missing,
